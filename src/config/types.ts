@@ -1,0 +1,129 @@
+/**
+ * The validated configuration, one object passed to every factory (no module globals).
+ *
+ * Shape: one key per top-level flag, one nested object per flag section (`--log.path` ->
+ * `config.log.path`). Durations are milliseconds, sizes are bytes, lists are arrays.
+ * The schema in `schema.ts` is the single source of truth; this type must stay derivable from it.
+ */
+export type LogLevel = 'panic' | 'fatal' | 'error' | 'warn' | 'warning' | 'info' | 'debug' | 'trace'
+
+export interface AppConfig {
+  /** path of the TOML file that was read ('' when none) */
+  config: string
+  port: number
+  /** listen address; '' or '0.0.0.0' means all interfaces */
+  host: string
+  debug: boolean
+  logLevel: LogLevel
+  dbConfigDir: string
+  httpCodeServerError: boolean
+  restfulRowLimit: number
+  smlAutoCreateDB: boolean
+
+  storage: { url: string }
+  auth: { rootPassword: string }
+  /** `--rest.tokens token=user,...`: tokens accepted in the `?token=` query parameter */
+  rest: { tokens: string[] }
+  http: { maxBodySize: number }
+
+  lineproto: { enable: boolean }
+  tsdbproto: { enable: boolean }
+  metricsproto: { enable: boolean }
+
+  log: {
+    enableRecordHttpSql: boolean
+    path: string
+    rotationCount: number
+    rotationSize: number
+    rotationTime: number
+    sqlRotationCount: number
+    sqlRotationSize: number
+    sqlRotationTime: number
+  }
+
+  cors: {
+    allowAllOrigins: boolean
+    allowCredentials: boolean
+    allowHeaders: string[]
+    allowOrigins: string[]
+    allowWebSockets: boolean
+    exposeHeaders: string[]
+  }
+
+  monitor: {
+    collectDuration: number
+    disable: boolean
+    disableCollectClientIP: boolean
+    identity: string
+    incgroup: boolean
+    password: string
+    pauseAllMemoryThreshold: number
+    pauseQueryMemoryThreshold: number
+    user: string
+    writeInterval: number
+    writeToDB: boolean
+  }
+
+  pool: { idleTimeout: number; maxConnect: number; maxIdle: number }
+  tmq: { releaseIntervalMultiplierForAutocommit: number }
+
+  collagent: {
+    db: string
+    enable: boolean
+    password: string
+    port: number
+    ttl: number
+    user: string
+    worker: number
+  }
+
+  tsdbproto_telnet: {
+    batchSize: number
+    dbs: string[]
+    enable: boolean
+    flushInterval: number
+    maxTCPConnections: number
+    password: string
+    ports: number[]
+    tcpKeepAlive: boolean
+    ttl: number
+    user: string
+  }
+
+  statsagent: {
+    allowPendingMessages: number
+    db: string
+    deleteCounters: boolean
+    deleteGauges: boolean
+    deleteSets: boolean
+    deleteTimings: boolean
+    enable: boolean
+    gatherInterval: number
+    maxTCPConnections: number
+    password: string
+    port: number
+    protocol: 'tcp' | 'udp'
+    tcpKeepAlive: boolean
+    ttl: number
+    user: string
+    worker: number
+  }
+
+  hostexporter: {
+    caCertFile: string
+    certFile: string
+    db: string
+    enable: boolean
+    gatherDuration: number
+    httpBearerTokenString: string
+    httpPassword: string
+    httpUsername: string
+    insecureSkipVerify: boolean
+    keyFile: string
+    password: string
+    responseTimeout: number
+    ttl: number
+    urls: string[]
+    user: string
+  }
+}

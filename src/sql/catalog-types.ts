@@ -1,0 +1,85 @@
+import type {
+  ColumnDef,
+  DatabaseInfo,
+  Engine,
+  Precision,
+  StableInfo,
+  TableInfo,
+  TagValue,
+  UserInfo,
+} from '../storage/types.js'
+
+/**
+ * The catalog: databases, super tables, tables, users. Persisted in the engine's catalog schema
+ * and cached in memory; every mutation goes through here so the physical tables and the catalog
+ * never disagree. Names passed in are already normalised (unquoted identifiers lower-cased by the
+ * parser). Methods throw `TdError` with TDengine codes (897 db exists, 904 db missing, 864/866
+ * stable exists/missing, 1539 table exists, 9731 table missing, 848/849 user exists/missing ...).
+ */
+export interface Catalog {
+  readonly engine: Engine
+
+  // databases
+  listDatabases(): DatabaseInfo[]
+  getDatabase(name: string): DatabaseInfo | undefined
+  /** options: lower-case option name -> value as written (numbers, strings, 'KEEP' lists as text) */
+  createDatabase(
+    name: string,
+    options: { precision?: Precision; vgroups?: number; [k: string]: unknown },
+    ifNotExists: boolean,
+  ): Promise<void>
+  dropDatabase(name: string, ifExists: boolean): Promise<void>
+
+  // super tables
+  listStables(db: string): StableInfo[]
+  getStable(db: string, name: string): StableInfo | undefined
+  createStable(
+    db: string,
+    name: string,
+    columns: ColumnDef[],
+    tags: ColumnDef[],
+    ifNotExists: boolean,
+    comment?: string,
+  ): Promise<void>
+  dropStable(db: string, name: string, ifExists: boolean): Promise<void>
+  addStableColumn(db: string, stable: string, col: ColumnDef, isTag: boolean): Promise<void>
+  dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void>
+  /** widen a VARCHAR/NCHAR column or tag (never shrinks) */
+  widenColumn(db: string, table: string, name: string, length: number): Promise<void>
+
+  // child and normal tables
+  listTables(db: string): TableInfo[]
+  getTable(db: string, name: string): TableInfo | undefined
+  /** creates a child table; returns existing info when ifNotExists and it exists */
+  createChildTable(
+    db: string,
+    name: string,
+    stable: string,
+    tags: Record<string, TagValue>,
+    ifNotExists: boolean,
+    ttl?: number,
+  ): Promise<TableInfo>
+  createNormalTable(
+    db: string,
+    name: string,
+    columns: ColumnDef[],
+    ifNotExists: boolean,
+    ttl?: number,
+  ): Promise<TableInfo>
+  dropTable(db: string, name: string, ifExists: boolean): Promise<void>
+  setTags(db: string, child: string, tags: Record<string, TagValue>): Promise<void>
+  addTableColumn(db: string, table: string, col: ColumnDef): Promise<void>
+  dropTableColumn(db: string, table: string, name: string): Promise<void>
+
+  // users (passwords hashed with scrypt, never stored or logged in clear)
+  listUsers(): UserInfo[]
+  createUser(name: string, password: string, opts?: Partial<UserInfo>): Promise<void>
+  alterUserPassword(name: string, password: string): Promise<void>
+  alterUser(name: string, opts: Partial<UserInfo>): Promise<void>
+  dropUser(name: string): Promise<void>
+  /** true when the user exists, is enabled and the password matches (cached, constant-time compare) */
+  verifyUser(name: string, password: string): Promise<boolean>
+
+  /** re-read the catalog from storage when another replica changed it (no-op on embedded storage) */
+  refresh(): Promise<void>
+}

@@ -1,0 +1,39 @@
+import type { Precision, TdType } from '../storage/types.js'
+
+/** Column of a result set as it appears in REST `column_meta`: [name, type, length]. */
+export interface ColumnMeta {
+  name: string
+  type: TdType | 'NULL'
+  length: number
+}
+
+/**
+ * What executing one statement yields.
+ *  - `exec`: statements without a result set (INSERT, DDL, USE ...).
+ *  - `rows`: a result set. Row values are JS values in column order: BOOL boolean; integer types
+ *    number (BIGINT/BIGINT UNSIGNED as bigint); FLOAT/DOUBLE number; VARCHAR/NCHAR string;
+ *    TIMESTAMP bigint ticks in `precision`; JSON a parsed object (or scalar for `->`); NULL null.
+ *    `rows` streams chunks so large results keep bounded memory.
+ */
+export type SqlResult =
+  | { kind: 'exec'; affectedRows: number }
+  | {
+      kind: 'rows'
+      columns: ColumnMeta[]
+      precision: Precision
+      rows: AsyncIterable<unknown[][]>
+    }
+
+/** Who runs the statement and against which default database (the `/rest/sql/{db}` segment). */
+export interface SqlContext {
+  user: string
+  defaultDb?: string
+  signal?: AbortSignal
+}
+
+/** Runs one TDengine-dialect statement. Throws `TdError` for database errors. */
+export interface SqlExecutor {
+  execute(sql: string, ctx: SqlContext): Promise<SqlResult>
+  /** Classify before running, for the memory gate: result-set statements are queries. */
+  classify(sql: string): 'query' | 'write'
+}

@@ -1,0 +1,163 @@
+/**
+ * Contracts between the SQL layer / ingestion paths and the storage backends.
+ *
+ * Physical layout (identical on every backend; only the SQL text differs, produced by `Dialect`):
+ *  - catalog tables live in their own schema (`Dialect.catalogSchema`);
+ *  - TDengine database `db` -> backend schema `Dialect.schemaName(db)`;
+ *  - super table `st` -> data table `st` with columns (`_tid` INTEGER, `ts` BIGINT, data cols...),
+ *    primary key (`_tid`, `ts`), and tag table `st$tags` with (`_tid` INTEGER PRIMARY KEY,
+ *    `tbname` VARCHAR, tag cols...). A child table is the rows of its super table with its `_tid`.
+ *  - normal table `t` -> data table `t` with (`ts` BIGINT PRIMARY KEY, data cols...).
+ *  - timestamps are BIGINT ticks in the database precision (ms/us/ns). The first data column of
+ *    every table is the primary timestamp; physical columns keep the user's names (`ts`, `_ts`...),
+ *    only `_tid` is added. The key above is (`_tid`, <first column>) / (<first column>).
+ *  - writing the same (table, ts) again overwrites the row (last write wins); columns not named
+ *    in a partial write keep their old values.
+ */
+
+export type Precision = 'ms' | 'us' | 'ns'
+
+export type TdType =
+  | 'BOOL'
+  | 'TINYINT'
+  | 'SMALLINT'
+  | 'INT'
+  | 'BIGINT'
+  | 'TINYINT UNSIGNED'
+  | 'SMALLINT UNSIGNED'
+  | 'INT UNSIGNED'
+  | 'BIGINT UNSIGNED'
+  | 'FLOAT'
+  | 'DOUBLE'
+  | 'VARCHAR'
+  | 'NCHAR'
+  | 'TIMESTAMP'
+  | 'JSON'
+
+/** A column or tag as TDengine clients see it. `length` is the REST length (declared n for VARCHAR/NCHAR). */
+export interface ColumnDef {
+  name: string
+  type: TdType
+  length: number
+}
+
+export interface DatabaseInfo {
+  name: string
+  precision: Precision
+  /** VGROUPS option; the database owns vgroup ids firstVgId .. firstVgId + vgroups - 1 */
+  vgroups: number
+  firstVgId: number
+  /** every option as given or defaulted, for ins_databases / SHOW CREATE DATABASE (keys lower case) */
+  options: Record<string, string | number>
+  createdAt: number // epoch ms
+}
+
+export interface StableInfo {
+  db: string
+  name: string
+  /** columns[0] is the primary TIMESTAMP column */
+  columns: ColumnDef[]
+  tags: ColumnDef[]
+  createdAt: number
+  comment?: string
+}
+
+/** Tag values in catalog form: JS values (number | bigint | string | boolean | null; JSON tag as object). */
+export type TagValue = number | bigint | string | boolean | null | Record<string, unknown>
+
+export interface TableInfo {
+  db: string
+  name: string
+  kind: 'child' | 'normal'
+  /** compact integer id; unique per super table for children (the `_tid` key), unique per db otherwise */
+  tid: number
+  /** super table name for children */
+  stable?: string
+  /** tag values by tag name, children only */
+  tags?: Record<string, TagValue>
+  /** data columns for normal tables (children use their super table's columns) */
+  columns?: ColumnDef[]
+  ttl: number
+  createdAt: number
+  comment?: string
+}
+
+export interface UserInfo {
+  name: string
+  super: boolean
+  enable: boolean
+  sysinfo: boolean
+  createdb: boolean
+  createdAt: number
+}
+
+/**
+ * Rows for the bulk write path. `columns` are data column names (the first is the primary
+ * timestamp); each row holds values in that order, already converted to storage form
+ * (timestamps as bigint ticks, integers as number|bigint, strings, booleans, null).
+ */
+export interface RowBatch {
+  db: string
+  /** super table name for children, table name for normal tables */
+  table: string
+  /** `_tid` of the child table; undefined for normal tables */
+  tid?: number
+  columns: string[]
+  rows: unknown[][]
+}
+
+/** How backend SQL text is spelled. Shared code never writes backend-specific SQL itself. */
+export interface Dialect {
+  readonly name: 'duckdb' | 'postgres'
+  readonly catalogSchema: string
+  quoteIdent(name: string): string
+  quoteString(value: string): string
+  /** backend schema of a TDengine database */
+  schemaName(db: string): string
+  /** physical column type of a TDengine type */
+  columnType(col: ColumnDef): string
+  /** floor division usable for window bucketing, e.g. `floor((ts - o) / i)` on bigint */
+  floorDiv(a: string, b: string): string
+  /** regex match (POSIX-ish, unanchored) */
+  regexMatch(value: string, pattern: string): string
+  /** cast a physical value to text */
+  castText(expr: string): string
+  /** aggregates whose spelling differs: first/last value by ordering key */
+  argMin(value: string, key: string): string
+  argMax(value: string, key: string): string
+  stddevPop(expr: string): string
+}
+
+/** One result chunk: rows of physical values, in the column order of the query. */
+export type RowChunk = unknown[][]
+
+export interface QueryOptions {
+  signal?: AbortSignal
+  /** rows per chunk when streaming */
+  chunkRows?: number
+}
+
+/**
+ * The backend: runs SQL text from the dialect, streams results, and has a fast bulk path.
+ * Values come back as JS values: BIGINT/UBIGINT as bigint, other integers as number, floats as
+ * number, strings, booleans, null.
+ */
+export interface Engine {
+  readonly dialect: Dialect
+  /** Run one statement; returns affected rows when the backend knows them (else 0). */
+  exec(sql: string, opts?: QueryOptions): Promise<number>
+  /** Small results, fully materialised (catalog reads, DESCRIBE...). */
+  query(sql: string, opts?: QueryOptions): Promise<unknown[][]>
+  /** Large results, streamed in chunks with bounded memory. */
+  stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk>
+  /** Run `fn` in one transaction on one connection; rolled back when it throws. */
+  transaction<T>(fn: (tx: Engine) => Promise<T>): Promise<T>
+  /**
+   * Fast path for many rows (DuckDB appender, PostgreSQL COPY) with overwrite semantics on the
+   * primary key; all batches are committed together or not at all. Returns rows written.
+   */
+  writeRows(batches: RowBatch[]): Promise<number>
+  close(): Promise<void>
+  /** true when the backend is reachable now (for readiness and 503 decisions) */
+  healthy(): Promise<boolean>
+}
