@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+
+/** A free TCP port on loopback (the kernel picks it). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
+      const port = typeof addr === 'object' && addr ? addr.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+export interface AdapterProcess {
+  url: string
+  child: ChildProcess
+  /** peak resident set size of the adapter process so far, in MiB (VmHWM) */
+  peakRssMiB(): number
+  stop(): Promise<void>
+}
+
+/** Starts the real adapter as a separate process, so its memory is measured on its own. */
+export async function startAdapterProcess(args: string[]): Promise<AdapterProcess> {
+  const port = await freePort()
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', ...args],
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+  )
+  const url = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`adapter exited with code ${child.exitCode} during start`)
+    }
+    try {
+      const res = await fetch(`${url}/-/live`)
+      if (res.ok) {
+        break
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL')
+      throw new Error('adapter did not start within 60 s')
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    url,
+    child,
+    peakRssMiB: () => statusKiB(child.pid!, 'VmHWM') / 1024,
+    stop: async () => {
+      if (child.exitCode !== null) {
+        return
+      }
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+function statusKiB(pid: number, field: string): number {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)
+  return m ? Number(m[1]) : NaN
+}
+
+export const AUTH = 'Basic ' + Buffer.from('root:taosdata').toString('base64')
+
+/** POST one statement to /rest/sql and fail loudly on any error code. */
+export async function sql(url: string, statement: string): Promise<any> {
+  const res = await fetch(`${url}/rest/sql`, {
+    method: 'POST',
+    headers: { Authorization: AUTH },
+    body: statement,
+  })
+  const body = (await res.json()) as { code: number; desc?: string }
+  if (res.status !== 200 || body.code !== 0) {
+    throw new Error(`SQL failed (${res.status}): ${JSON.stringify(body).slice(0, 300)}`)
+  }
+  return body
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.floor(s.length / 2)]
+}
+
+export function fmt(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits })
+}

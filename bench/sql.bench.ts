@@ -1,0 +1,198 @@
+/**
+ * Issue 3 figures: /rest/sql ingest and the INTERVAL aggregate, each beside the same work done
+ * directly in DuckDB (the floor), and peak RSS while a 1-million-row result streams.
+ */
+import { DuckDBInstance } from '@duckdb/node-api'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStorage } from '../src/storage/index.js'
+import { fmt, median, sql, startAdapterProcess } from './lib.js'
+
+const INSERT_ROWS_PER_STATEMENT = 10_000
+const INSERT_STATEMENTS = Number(process.env.BENCH_INSERT_STATEMENTS ?? 40)
+const INSERT_TABLES = 10
+const AGG_CHILDREN = 100
+const AGG_ROWS_PER_CHILD = Number(process.env.BENCH_AGG_ROWS_PER_CHILD ?? 100_000)
+const T0 = 1_700_000_000_000 // ms epoch of the first generated row
+
+export interface SqlBenchResult {
+  restIngestRowsPerSec: number
+  rawIngestRowsPerSec: number
+  aggRows: number
+  restAggMs: number
+  rawAggMs: number
+  streamRows: number
+  streamMs: number
+  peakRssMiB: number
+}
+
+function insertStatement(k: number): string {
+  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
+  const parts: string[] = ['INSERT INTO']
+  for (let t = 0; t < INSERT_TABLES; t++) {
+    parts.push(`bench.w${t} VALUES`)
+    for (let r = 0; r < perTable; r++) {
+      const ts = T0 + k * perTable + r
+      parts.push(`(${ts},${(r % 1000) / 10},${r})`)
+    }
+  }
+  return parts.join(' ')
+}
+
+async function rawIngest(dir: string): Promise<number> {
+  const db = await DuckDBInstance.create(join(dir, 'raw.duckdb'))
+  const con = await db.connect()
+  await con.run(
+    'CREATE TABLE w (_tid INTEGER, ts BIGINT, c DOUBLE, i INTEGER, PRIMARY KEY (_tid, ts))',
+  )
+  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
+  const started = performance.now()
+  for (let k = 0; k < INSERT_STATEMENTS; k++) {
+    const appender = await con.createAppender('w')
+    for (let t = 0; t < INSERT_TABLES; t++) {
+      for (let r = 0; r < perTable; r++) {
+        appender.appendInteger(t + 1)
+        appender.appendBigInt(BigInt(T0 + k * perTable + r))
+        appender.appendDouble((r % 1000) / 10)
+        appender.appendInteger(r)
+        appender.endRow()
+      }
+    }
+    appender.closeSync()
+  }
+  const secs = (performance.now() - started) / 1000
+  con.closeSync()
+  db.closeSync()
+  return (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / secs
+}
+
+async function loadAggregateData(url: string): Promise<void> {
+  const storage = await openStorage(url, { rootPassword: 'taosdata' })
+  try {
+    await storage.catalog.createDatabase('agg', { precision: 'ms' }, true)
+    await storage.catalog.createStable(
+      'agg',
+      'st',
+      [
+        { name: 'ts', type: 'TIMESTAMP', length: 8 },
+        { name: 'c', type: 'DOUBLE', length: 8 },
+      ],
+      [{ name: 'g', type: 'INT', length: 4 }],
+      true,
+    )
+    for (let t = 0; t < AGG_CHILDREN; t++) {
+      const child = await storage.catalog.createChildTable('agg', `d${t}`, 'st', { g: t % 10 }, true)
+      const rows: unknown[][] = new Array(AGG_ROWS_PER_CHILD)
+      for (let r = 0; r < AGG_ROWS_PER_CHILD; r++) {
+        rows[r] = [BigInt(T0 + r * 1000), (r % 600) / 3 + t]
+      }
+      await storage.engine.writeRows([
+        { db: 'agg', table: 'st', tid: child.tid, columns: ['ts', 'c'], rows },
+      ])
+    }
+  } finally {
+    await storage.close()
+  }
+}
+
+const AGG_WHERE_FROM = T0 + 3_600_000
+
+async function rawAggregate(file: string, schema: string): Promise<number> {
+  const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' })
+  const con = await db.connect()
+  const q = `SELECT t.tbname, d.ts - (d.ts % 60000) AS w, avg(d.c)
+    FROM "${schema}"."st" d JOIN "${schema}"."st$tags" t ON d._tid = t._tid
+    WHERE d.ts >= ${AGG_WHERE_FROM} GROUP BY t.tbname, w ORDER BY t.tbname, w`
+  const times: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now()
+    const reader = await con.runAndReadAll(q)
+    if (reader.currentRowCount === 0) {
+      throw new Error('raw aggregate returned no rows')
+    }
+    times.push(performance.now() - started)
+  }
+  con.closeSync()
+  db.closeSync()
+  return median(times)
+}
+
+export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'db-adapter-bench-'))
+  try {
+    const file = join(dir, 'adapter.duckdb')
+    log(`loading ${fmt(AGG_CHILDREN * AGG_ROWS_PER_CHILD)} rows for the aggregate ...`)
+    await loadAggregateData(`duckdb:${file}`)
+    const schemaProbe = await openStorage(`duckdb:${file}`, { rootPassword: 'taosdata' })
+    const schema = schemaProbe.engine.dialect.schemaName('agg')
+    await schemaProbe.close()
+
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${file}`, '--log.path=' + dir])
+    let result: SqlBenchResult
+    try {
+      // ingest through /rest/sql
+      await sql(adapter.url, 'CREATE DATABASE IF NOT EXISTS bench PRECISION "ms"')
+      await sql(adapter.url, 'CREATE STABLE bench.w (ts TIMESTAMP, c DOUBLE, i INT) TAGS (t INT)')
+      for (let t = 0; t < INSERT_TABLES; t++) {
+        await sql(adapter.url, `CREATE TABLE bench.w${t} USING bench.w TAGS (${t})`)
+      }
+      const statements = Array.from({ length: INSERT_STATEMENTS }, (_, k) => insertStatement(k))
+      const started = performance.now()
+      for (const s of statements) {
+        const body = await sql(adapter.url, s)
+        if (body.data[0][0] !== INSERT_ROWS_PER_STATEMENT) {
+          throw new Error(`insert reported ${body.data[0][0]} rows`)
+        }
+      }
+      const restIngestRowsPerSec =
+        (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
+
+      // the INTERVAL aggregate
+      const q = `SELECT _wstart, avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} INTERVAL(1m) PARTITION BY tbname`
+      const times: number[] = []
+      let aggRows = 0
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now()
+        const body = await sql(adapter.url, q)
+        times.push(performance.now() - t0)
+        aggRows = body.rows
+      }
+      const restAggMs = median(times)
+
+      // a 1-million-row result, streamed
+      const t1 = performance.now()
+      const res = await fetch(`${adapter.url}/rest/sql`, {
+        method: 'POST',
+        headers: { Authorization: 'Basic ' + Buffer.from('root:taosdata').toString('base64') },
+        body: 'SELECT ts, c, tbname FROM agg.st LIMIT 1000000',
+      })
+      let bytes = 0
+      for await (const chunk of res.body!) {
+        bytes += (chunk as Uint8Array).byteLength
+      }
+      const streamMs = performance.now() - t1
+      if (bytes < 1_000_000 * 20) {
+        throw new Error(`1M-row result was only ${bytes} bytes`)
+      }
+      const peakRssMiB = adapter.peakRssMiB()
+      result = {
+        restIngestRowsPerSec,
+        rawIngestRowsPerSec: 0,
+        aggRows,
+        restAggMs,
+        rawAggMs: 0,
+        streamRows: 1_000_000,
+        streamMs,
+        peakRssMiB,
+      }
+    } finally {
+      await adapter.stop()
+    }
+    result.rawAggMs = await rawAggregate(file, schema)
+    result.rawIngestRowsPerSec = await rawIngest(dir)
+    return result
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
