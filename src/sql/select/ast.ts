@@ -1,0 +1,100 @@
+/**
+ * AST of the TDengine SELECT statement (sql-dialect.md section 5). Produced by `parseSelect`,
+ * consumed by `planSelect`. Identifiers are already normalised: unquoted names lower-cased,
+ * back-quoted names kept exactly.
+ */
+
+/** A duration literal: `1m`, `500a`, `'1s'`; unit '' means "ticks in the database precision". */
+export interface Duration {
+  value: number
+  /** b u a s m h d w n y, or '' for a bare integer */
+  unit: string
+}
+
+export type Expr =
+  | { kind: 'num'; text: string; isFloat: boolean }
+  | { kind: 'str'; value: string }
+  | { kind: 'bool'; value: boolean }
+  | { kind: 'null' }
+  | { kind: 'duration'; duration: Duration }
+  /** column, tag or pseudo column (`tbname`, `_wstart`, `_rowts`, `_c0`...), optionally `t.col` */
+  | { kind: 'col'; table?: string; name: string }
+  /** `*` or `t.*` (select list and `count(*)` only) */
+  | { kind: 'star'; table?: string }
+  | { kind: 'call'; name: string; args: Expr[] }
+  | { kind: 'unary'; op: '-' | '+' | 'NOT' | '~'; expr: Expr }
+  | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr }
+  | { kind: 'between'; expr: Expr; low: Expr; high: Expr; not: boolean }
+  | { kind: 'in'; expr: Expr; list: Expr[]; not: boolean }
+  | { kind: 'like'; op: 'LIKE' | 'MATCH' | 'NMATCH'; expr: Expr; pattern: Expr; not: boolean }
+  | { kind: 'isNull'; expr: Expr; not: boolean }
+  | { kind: 'case'; operand?: Expr; whens: { when: Expr; then: Expr }[]; else?: Expr }
+  | { kind: 'cast'; expr: Expr; type: { name: string; length?: number } }
+
+export type BinaryOp =
+  | 'OR'
+  | 'AND'
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | '|'
+  | '&'
+  | '<<'
+  | '>>'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '||'
+
+export interface SelectItem {
+  expr: Expr
+  alias?: string
+  /** default result column name: the source text, lower-cased outside quoted literals */
+  text: string
+}
+
+export type FromItem =
+  | { kind: 'table'; db?: string; name: string; alias?: string }
+  | { kind: 'subquery'; select: SelectStmt; alias?: string }
+
+export type FillMode = 'none' | 'null' | 'value' | 'prev' | 'next' | 'linear'
+
+export interface IntervalWindow {
+  kind: 'interval'
+  interval: Duration
+  offset?: Duration
+  sliding?: Duration
+  fill?: { mode: FillMode; values: Expr[] }
+}
+
+export interface OrderItem {
+  expr: Expr
+  desc: boolean
+  /** undefined = default (ASC NULLS LAST, DESC NULLS FIRST) */
+  nullsFirst?: boolean
+}
+
+export interface LimitClause {
+  limit: number
+  offset: number
+}
+
+export interface SelectStmt {
+  kind: 'select'
+  distinct: boolean
+  items: SelectItem[]
+  from?: FromItem
+  where?: Expr
+  partitionBy: Expr[]
+  window?: IntervalWindow
+  groupBy: Expr[]
+  having?: Expr
+  orderBy: OrderItem[]
+  limit?: LimitClause
+  slimit?: LimitClause
+}
