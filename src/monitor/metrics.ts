@@ -1,0 +1,128 @@
+/**
+ * @module
+ * Prometheus metrics of the HTTP server: one private registry (never prom-client's global one, so
+ * tests and several adapters in one process do not collide), process metrics, and the HTTP family
+ * declared here beside the middleware that bumps it (`src/http/middleware/http-metrics.ts`).
+ */
+import { Hono } from 'hono'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Metric } from 'prom-client'
+
+export type HttpLabel = 'method' | 'route' | 'status'
+
+export interface HttpMetrics {
+  registry: Registry
+  requests: Counter<HttpLabel>
+  duration: Histogram<HttpLabel>
+  inFlight: Gauge
+}
+
+/** Route label of requests that matched no route, so raw URLs never become label values. */
+export const UNMATCHED_ROUTE = 'unmatched'
+
+const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE
+const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE
+
+export interface MetricsOptions {
+  /** collect process_* and nodejs_* metrics (default true) */
+  processMetrics?: boolean
+}
+
+export function createHttpMetrics({ processMetrics = true }: MetricsOptions = {}): HttpMetrics {
+  const registry = new Registry()
+  if (processMetrics) {
+    collectDefaultMetrics({ register: registry })
+  }
+  const labelNames: HttpLabel[] = ['method', 'route', 'status']
+  const requests = new Counter<HttpLabel>({
+    name: 'db_adapter_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames,
+    registers: [registry],
+  })
+  const duration = new Histogram<HttpLabel>({
+    name: 'db_adapter_http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method, route template and status',
+    labelNames,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const inFlight = new Gauge({
+    name: 'db_adapter_http_requests_in_flight',
+    help: 'HTTP requests being processed',
+    registers: [registry],
+  })
+  return { registry, requests, duration, inFlight }
+}
+
+/** True when the Accept header asks for OpenMetrics (any version, any q > 0). */
+export function wantsOpenMetrics(accept: string | undefined): boolean {
+  if (!accept) {
+    return false
+  }
+  return accept.split(',').some((part) => {
+    const [type, ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    if (type !== 'application/openmetrics-text') {
+      return false
+    }
+    const q = params.find((p) => p.startsWith('q='))
+    return q === undefined || Number(q.slice(2)) > 0
+  })
+}
+
+/**
+ * Renders the registry. OpenMetrics is rendered through a throw-away registry of thin views:
+ * prom-client's OpenMetrics mode renames counters in place (strips `_total`), which would corrupt
+ * later Prometheus-format scrapes of the shared metric objects.
+ */
+export async function renderMetrics(
+  registry: Registry,
+  openMetrics: boolean,
+): Promise<{ contentType: string; body: string }> {
+  if (!openMetrics) {
+    return { contentType: PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() }
+  }
+  const view = new Registry(OPENMETRICS_CONTENT_TYPE)
+  for (const metric of registry.getMetricsAsArray()) {
+    view.registerMetric(metricView(metric))
+  }
+  return { contentType: OPENMETRICS_CONTENT_TYPE, body: await view.metrics() }
+}
+
+interface MetricLike {
+  name: string
+  type: string
+  get(): Promise<{ name: string }>
+}
+
+function metricView(metric: Metric): Metric {
+  const source = metric as unknown as MetricLike
+  const view = {
+    name: source.name,
+    // the view registry decides OpenMetrics counter naming by `type`
+    type: source.type,
+    async get() {
+      const data = await source.get()
+      // the view's (possibly standardised) name wins over the source object's own name
+      return { ...data, name: view.name }
+    },
+  }
+  return view as unknown as Metric
+}
+
+export interface MetricsRouteDeps {
+  metrics: HttpMetrics
+}
+
+/** `GET /metrics`: Prometheus text 0.0.4, or OpenMetrics 1.0.0 when the Accept header asks. */
+export function createMetricsRoutes({ metrics }: MetricsRouteDeps): Hono {
+  const app = new Hono()
+  app.get('/metrics', async function metricsHandler(c) {
+    const { contentType, body } = await renderMetrics(
+      metrics.registry,
+      wantsOpenMetrics(c.req.header('Accept')),
+    )
+    return c.body(body, 200, { 'Content-Type': contentType })
+  })
+  return app
+}
