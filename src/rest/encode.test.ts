@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest'
+import type { ColumnMeta, SqlResult } from '../sql/result.js'
+import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64 } from './encode.js'
+
+async function body(
+  columns: ColumnMeta[],
+  chunks: unknown[][][],
+  opts = { rowLimit: -1 } as { rowLimit: number; tz?: string },
+  precision: 'ms' | 'us' | 'ns' = 'ms',
+): Promise<string> {
+  async function* rows(): AsyncGenerator<unknown[][]> {
+    for (const c of chunks) {
+      yield c
+    }
+  }
+  const result: Extract<SqlResult, { kind: 'rows' }> = { kind: 'rows', columns, precision, rows: rows() }
+  let s = ''
+  for await (const part of encodeQueryBody(result, opts)) {
+    s += part
+  }
+  return s
+}
+
+describe('float formatting', () => {
+  it('FLOAT prints the shortest float32 round-trip', () => {
+    expect(formatFloat32(Math.fround(10.3))).toBe('10.3')
+    expect(formatFloat32(Math.fround(0.1))).toBe('0.1')
+    expect(formatFloat32(Math.fround(219.2))).toBe('219.2')
+    expect(formatFloat32(Math.fround(-1.5))).toBe('-1.5')
+    expect(formatFloat32(16777217)).toBe('16777216')
+    expect(formatFloat32(Math.fround(3.4028235e38))).toBe('3.4028235e+38')
+    expect(formatFloat32(Math.fround(1.17549435e-38))).toBe('1.1754944e-38')
+    expect(formatFloat32(Math.fround(1e-7))).toBe('1e-07')
+    expect(formatFloat32(Math.fround(0.000001))).toBe('0.000001')
+    expect(formatFloat32(NaN)).toBe('null')
+    expect(formatFloat32(Infinity)).toBe('null')
+  })
+
+  it('DOUBLE prints the shortest float64 round-trip with Go exponent form', () => {
+    expect(formatFloat64(10.3)).toBe('10.3')
+    expect(formatFloat64(Math.fround(10.3))).toBe('10.300000190734863')
+    expect(formatFloat64(1e21)).toBe('1e+21')
+    expect(formatFloat64(1.5e21)).toBe('1.5e+21')
+    expect(formatFloat64(123456789012345680000)).toBe('123456789012345680000')
+    expect(formatFloat64(1e-7)).toBe('1e-07')
+    expect(formatFloat64(1.234e-10)).toBe('1.234e-10')
+    expect(formatFloat64(0)).toBe('0')
+    expect(formatFloat64(-Infinity)).toBe('null')
+  })
+})
+
+describe('bodies', () => {
+  it('exec body', () => {
+    expect(execBody(3)).toBe('{"code":0,"column_meta":[["affected_rows","INT",4]],"data":[[3]],"rows":1}')
+  })
+
+  it('error body escapes like gin', () => {
+    expect(errorBody(9728, 'syntax error near "<x> & y"')).toBe(
+      '{"code":9728,"desc":"syntax error near \\"\\u003cx\\u003e \\u0026 y\\""}',
+    )
+  })
+
+  const cols: ColumnMeta[] = [
+    { name: 'ts', type: 'TIMESTAMP', length: 8 },
+    { name: 'f', type: 'FLOAT', length: 4 },
+    { name: 'd', type: 'DOUBLE', length: 8 },
+    { name: 'b', type: 'BIGINT', length: 8 },
+    { name: 'u', type: 'BIGINT UNSIGNED', length: 8 },
+    { name: 'ok', type: 'BOOL', length: 1 },
+    { name: 's', type: 'VARCHAR', length: 10 },
+    { name: 'j', type: 'JSON', length: 4095 },
+  ]
+
+  it('query body: key order, exact integers, fixed-width timestamps, float32, inline JSON', async () => {
+    const s = await body(cols, [
+      [
+        [1626164208000n, Math.fround(10.3), 0.1, 9007199254740993n, 18446744073709551615n, true, 'a"b\n', { k: 'v', n: 1 }],
+      ],
+      [[1626164208001n, null, NaN, -1, 0, false, null, null]],
+    ])
+    expect(s).toBe(
+      '{"code":0,"column_meta":[["ts","TIMESTAMP",8],["f","FLOAT",4],["d","DOUBLE",8],["b","BIGINT",8],' +
+        '["u","BIGINT UNSIGNED",8],["ok","BOOL",1],["s","VARCHAR",10],["j","JSON",4095]],' +
+        '"data":[["2021-07-13T08:16:48.000Z",10.3,0.1,9007199254740993,18446744073709551615,true,"a\\"b\\n",{"k":"v","n":1}],' +
+        '["2021-07-13T08:16:48.001Z",null,null,-1,0,false,null,null]],"rows":2}',
+    )
+    expect(JSON.parse(s).rows).toBe(2)
+  })
+
+  it('timestamps keep the precision width and honour tz', async () => {
+    const ts: ColumnMeta[] = [{ name: 'ts', type: 'TIMESTAMP', length: 8 }]
+    expect(await body(ts, [[[1626164208000123n]]], { rowLimit: -1 }, 'us')).toContain(
+      '"2021-07-13T08:16:48.000123Z"',
+    )
+    expect(await body(ts, [[[1626164208000000007n]]], { rowLimit: -1 }, 'ns')).toContain(
+      '"2021-07-13T08:16:48.000000007Z"',
+    )
+    expect(await body(ts, [[[1626164208000n]]], { rowLimit: -1, tz: 'Asia/Shanghai' })).toContain(
+      '"2021-07-13T16:16:48.000+08:00"',
+    )
+  })
+
+  it('empty result keeps column_meta', async () => {
+    expect(await body([{ name: 'c', type: 'INT', length: 4 }], [])).toBe(
+      '{"code":0,"column_meta":[["c","INT",4]],"data":[],"rows":0}',
+    )
+  })
+
+  it('row limit truncates across chunks and stops pulling', async () => {
+    const c: ColumnMeta[] = [{ name: 'c', type: 'INT', length: 4 }]
+    let pulled = 0
+    async function* rows(): AsyncGenerator<unknown[][]> {
+      for (let k = 0; k < 100; k++) {
+        pulled++
+        yield [[k * 2], [k * 2 + 1]]
+      }
+    }
+    let s = ''
+    for await (const part of encodeQueryBody(
+      { kind: 'rows', columns: c, precision: 'ms', rows: rows() },
+      { rowLimit: 3 },
+    )) {
+      s += part
+    }
+    expect(s).toBe('{"code":0,"column_meta":[["c","INT",4]],"data":[[0],[1],[2]],"rows":3}')
+    expect(pulled).toBe(2)
+    expect(await body(c, [[[1]]], { rowLimit: 0 })).toBe(
+      '{"code":0,"column_meta":[["c","INT",4]],"data":[],"rows":0}',
+    )
+  })
+})
