@@ -1,10 +1,248 @@
+import type { Cursor } from '../cursor.js'
 import { TD, TdError } from '../errors.js'
-import type { SelectStmt } from './ast.js'
+import { splitDuration, type Token } from '../lexer.js'
+import type {
+  Duration,
+  Expr,
+  FillMode,
+  FromItem,
+  IntervalWindow,
+  LimitClause,
+  OrderItem,
+  SelectItem,
+  SelectStmt,
+} from './ast.js'
+import { parseExpr } from './expr.js'
 
 /**
- * Parses a SELECT statement from the cursor positioned at the SELECT keyword.
- * Placeholder signature so the statement parser compiles; the real parser replaces it.
+ * Parses a SELECT statement from the cursor positioned at the SELECT keyword; stops before the
+ * first token it cannot use (the caller checks for `;`/end of input). Throws TdError 9728/9729.
  */
-export function parseSelect(_c: unknown): SelectStmt {
-  throw new TdError(TD.PAR_INTERNAL_ERROR, 'Parser internal error: SELECT parser not wired yet')
+export function parseSelect(c: Cursor): SelectStmt {
+  c.expectKeyword('SELECT')
+  const stmt: SelectStmt = { kind: 'select', distinct: false, items: [], partitionBy: [], groupBy: [], orderBy: [] }
+  if (c.acceptKeyword('DISTINCT')) {
+    stmt.distinct = true
+  } else {
+    c.acceptKeyword('ALL')
+  }
+  stmt.items.push(parseItem(c))
+  while (c.accept(',')) {
+    stmt.items.push(parseItem(c))
+  }
+  if (c.acceptKeyword('FROM')) {
+    stmt.from = parseFrom(c)
+  }
+  if (c.acceptKeyword('WHERE')) {
+    stmt.where = parseExpr(c)
+  }
+  if (c.atKeyword('PARTITION')) {
+    c.next()
+    c.expectKeyword('BY')
+    stmt.partitionBy = parseExprList(c)
+  }
+  if (c.atKeyword('INTERVAL')) {
+    stmt.window = parseInterval(c)
+  } else if (c.atKeyword('SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW')) {
+    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (only INTERVAL windows are supported)`)
+  }
+  if (c.atKeyword('GROUP')) {
+    c.next()
+    c.expectKeyword('BY')
+    stmt.groupBy = parseExprList(c)
+    if (c.acceptKeyword('HAVING')) {
+      stmt.having = parseExpr(c)
+    }
+  }
+  if (stmt.having === undefined && c.acceptKeyword('HAVING')) {
+    stmt.having = parseExpr(c)
+  }
+  if (c.atKeyword('ORDER')) {
+    c.next()
+    c.expectKeyword('BY')
+    stmt.orderBy.push(parseOrderItem(c))
+    while (c.accept(',')) {
+      stmt.orderBy.push(parseOrderItem(c))
+    }
+  }
+  // SLIMIT and LIMIT may come in either order
+  for (let i = 0; i < 2; i++) {
+    if (stmt.slimit === undefined && c.acceptKeyword('SLIMIT')) {
+      stmt.slimit = parseLimit(c, 'SOFFSET')
+    } else if (stmt.limit === undefined && c.acceptKeyword('LIMIT')) {
+      stmt.limit = parseLimit(c, 'OFFSET')
+    }
+  }
+  return stmt
+}
+
+function parseExprList(c: Cursor): Expr[] {
+  const list = [parseExpr(c)]
+  while (c.accept(',')) {
+    list.push(parseExpr(c))
+  }
+  return list
+}
+
+/** Default column name: the source text, lower-cased outside quoted literals. */
+function itemText(c: Cursor, from: Token, to: Token): string {
+  if (from === to && from.kind === 'quotedIdent') {
+    return from.value
+  }
+  let out = ''
+  let pos = from.start
+  for (let i = c.tokens.indexOf(from); i <= c.tokens.indexOf(to); i++) {
+    const t = c.tokens[i]
+    out += c.sql.slice(pos, t.start).toLowerCase()
+    out += t.kind === 'string' || t.kind === 'quotedIdent' ? t.raw : t.raw.toLowerCase()
+    pos = t.end
+  }
+  return out.length > 64 ? out.slice(0, 64) : out
+}
+
+function parseItem(c: Cursor): SelectItem {
+  const from = c.peek()
+  const expr = parseExpr(c)
+  const to = c.tokens[c.pos - 1]
+  const item: SelectItem = { expr, text: itemText(c, from, to) }
+  if (c.acceptKeyword('AS')) {
+    item.alias = parseAlias(c)
+  } else if (c.atIdent() && !c.atKeyword('FROM')) {
+    item.alias = parseAlias(c)
+  }
+  return item
+}
+
+function parseAlias(c: Cursor): string {
+  const t = c.peek()
+  if (t.kind === 'string') {
+    c.next()
+    return t.value
+  }
+  return c.expectIdent().name
+}
+
+// soft keywords that end a FROM item, so `FROM t interval(...)`-style clauses are not read as aliases
+const CLAUSE_WORDS = ['WHERE', 'PARTITION', 'INTERVAL', 'GROUP', 'ORDER', 'LIMIT', 'SLIMIT', 'HAVING', 'SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW', 'FILL', 'SLIDING', 'JOIN', 'UNION']
+
+function parseFrom(c: Cursor): FromItem {
+  let item: FromItem
+  if (c.accept('(')) {
+    if (!c.atKeyword('SELECT')) {
+      throw c.error()
+    }
+    const select = parseSelect(c)
+    c.expect(')')
+    item = { kind: 'subquery', select }
+  } else {
+    const first = c.expectIdent().name
+    if (c.accept('.')) {
+      item = { kind: 'table', db: first, name: c.expectIdent().name }
+    } else {
+      item = { kind: 'table', name: first }
+    }
+  }
+  if (c.acceptKeyword('AS')) {
+    item.alias = c.expectIdent().name
+  } else if (c.atIdent() && !c.atKeyword(...CLAUSE_WORDS)) {
+    item.alias = c.expectIdent().name
+  }
+  if (c.at(',') || c.atKeyword('JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL')) {
+    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (joins are not supported)`)
+  }
+  return item
+}
+
+function parseDuration(c: Cursor): Duration {
+  const t = c.next()
+  if (t.kind === 'duration') {
+    return splitDuration(t.value)
+  }
+  if (t.kind === 'number' && /^\d+$/.test(t.value)) {
+    return { value: Number(t.value), unit: '' }
+  }
+  if (t.kind === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)([a-zA-Z]?)\s*$/.exec(t.value)
+    if (m !== null && (m[2] === '' || 'buasmhdwny'.includes(m[2].toLowerCase()))) {
+      return { value: Number(m[1]), unit: m[2].toLowerCase() }
+    }
+  }
+  throw c.error(t)
+}
+
+function parseInterval(c: Cursor): IntervalWindow {
+  c.expectKeyword('INTERVAL')
+  c.expect('(')
+  const w: IntervalWindow = { kind: 'interval', interval: parseDuration(c) }
+  if (c.accept(',')) {
+    w.offset = parseDuration(c)
+  }
+  c.expect(')')
+  if (c.acceptKeyword('SLIDING')) {
+    c.expect('(')
+    w.sliding = parseDuration(c)
+    c.expect(')')
+  }
+  if (c.acceptKeyword('FILL')) {
+    c.expect('(')
+    const t = c.next()
+    const mode = (t.kind === 'keyword' || t.kind === 'ident' ? t.value.toLowerCase() : '') as FillMode
+    if (!['none', 'null', 'value', 'prev', 'next', 'linear'].includes(mode)) {
+      throw c.error(t)
+    }
+    const values: Expr[] = []
+    if (mode === 'value') {
+      while (c.accept(',')) {
+        values.push(parseExpr(c))
+      }
+      if (values.length === 0) {
+        throw c.error()
+      }
+    }
+    c.expect(')')
+    w.fill = { mode, values }
+  }
+  return w
+}
+
+function parseOrderItem(c: Cursor): OrderItem {
+  const item: OrderItem = { expr: parseExpr(c), desc: false }
+  if (c.acceptKeyword('DESC')) {
+    item.desc = true
+  } else {
+    c.acceptKeyword('ASC')
+  }
+  if (c.acceptKeyword('NULLS')) {
+    if (c.acceptKeyword('FIRST')) {
+      item.nullsFirst = true
+    } else {
+      c.expectKeyword('LAST')
+      item.nullsFirst = false
+    }
+  }
+  return item
+}
+
+function parseCount(c: Cursor): number {
+  const t = c.next()
+  if (t.kind === 'op' && t.value === '-' && c.peek().kind === 'number') {
+    c.next()
+    throw new TdError(TD.PAR_OFFSET_LESS_ZERO, 'soffset/offset can not be less than 0')
+  }
+  if (t.kind !== 'number' || !/^\d+$/.test(t.value)) {
+    throw c.error(t)
+  }
+  return Number(t.value)
+}
+
+/** `n [OFFSET m]` or MySQL-style `m, n` (offset first) */
+function parseLimit(c: Cursor, offsetWord: string): LimitClause {
+  const first = parseCount(c)
+  if (c.accept(',')) {
+    return { limit: parseCount(c), offset: first }
+  }
+  if (c.acceptKeyword(offsetWord)) {
+    return { limit: first, offset: parseCount(c) }
+  }
+  return { limit: first, offset: 0 }
 }
