@@ -1,0 +1,5 @@
+export { ConfigError, defaultConfig, loadConfig, packageVersion } from './load.js'
+export type { LoadOptions, LoadResult } from './load.js'
+export { SCHEMA, DEFAULT_CONFIG_PATH, LOG_LEVELS } from './schema.js'
+export type { FlagDef, FlagType } from './schema.js'
+export type { AppConfig, LogLevel } from './types.js'
