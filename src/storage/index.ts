@@ -1,4 +1,7 @@
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import type { AppConfig } from '../config/types.js'
+import { openCatalog } from '../sql/catalog.js'
 import type { Catalog } from '../sql/catalog-types.js'
 import type { Engine } from './types.js'
 
@@ -14,10 +17,57 @@ export interface StorageOptions {
   pool?: AppConfig['pool']
 }
 
+/** The PostgreSQL backend module's entry point (src/storage/postgres/index.ts). */
+interface PostgresModule {
+  openPostgresEngine(url: string, opts: StorageOptions): Promise<Engine>
+}
+
 /**
  * Opens the backend named by `--storage.url`: `duckdb:<path>`, `duckdb::memory:`,
  * `postgres://...` / `postgresql://...`.
  */
-export async function openStorage(url: string, _opts: StorageOptions): Promise<Storage> {
-  throw new Error(`BUG: storage backend for ${url} is not wired yet`)
+export async function openStorage(url: string, opts: StorageOptions): Promise<Storage> {
+  const engine = await openEngine(url, opts)
+  let catalog: Catalog
+  try {
+    catalog = await openCatalog(engine, { rootPassword: opts.rootPassword })
+  } catch (err) {
+    await engine.close()
+    throw err
+  }
+  return { engine, catalog, close: () => engine.close() }
+}
+
+export async function openEngine(url: string, opts: StorageOptions): Promise<Engine> {
+  if (url === 'duckdb::memory:' || url === 'duckdb:') {
+    const { openDuckDBEngine } = await import('./duckdb/engine.js')
+    return openDuckDBEngine(':memory:', readConnections(opts))
+  }
+  if (url.startsWith('duckdb:')) {
+    const path = url.slice('duckdb:'.length)
+    await mkdir(dirname(path), { recursive: true })
+    const { openDuckDBEngine } = await import('./duckdb/engine.js')
+    return openDuckDBEngine(path, readConnections(opts))
+  }
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    // a variable specifier keeps this branch compiling before the backend exists
+    const specifier = './postgres/index.js'
+    let mod: Partial<PostgresModule>
+    try {
+      mod = (await import(specifier)) as Partial<PostgresModule>
+    } catch (err) {
+      throw new Error('PostgreSQL backend not available', { cause: err })
+    }
+    if (typeof mod.openPostgresEngine !== 'function') {
+      throw new Error('PostgreSQL backend not available')
+    }
+    return mod.openPostgresEngine(url, opts)
+  }
+  throw new Error(`storage.url: unsupported storage URL "${url}" (expected duckdb:<path>, duckdb::memory: or postgres://...)`)
+}
+
+function readConnections(opts: StorageOptions): { readConnections: number } {
+  // DuckDB parallelises inside one query; a few connections are enough for concurrent requests
+  const max = opts.pool?.maxConnect
+  return { readConnections: max && max > 0 ? Math.min(max, 8) : 4 }
 }

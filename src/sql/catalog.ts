@@ -1,0 +1,1030 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
+import type { Catalog } from './catalog-types.js'
+import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
+import type {
+  ColumnDef,
+  DatabaseInfo,
+  Dialect,
+  Engine,
+  Precision,
+  StableInfo,
+  TableInfo,
+  TagValue,
+  UserInfo,
+} from '../storage/types.js'
+
+/**
+ * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs
+ * unchanged on every backend; every mutation runs under one in-process mutex and in one engine
+ * transaction (physical DDL + catalog rows commit together), so concurrent "create if not
+ * exists" calls from two requests are race-free.
+ */
+
+/** Defaults shown by ins_databases / SHOW CREATE DATABASE when an option is not given. */
+export const DEFAULT_DB_OPTIONS: Readonly<Record<string, string | number>> = {
+  vgroups: 2,
+  replica: 1,
+  strict: 'off',
+  duration: '10d',
+  keep: '3650d,3650d,3650d',
+  buffer: 256,
+  pagesize: 4,
+  pages: 256,
+  minrows: 100,
+  maxrows: 4096,
+  comp: 2,
+  precision: 'ms',
+  single_stable: 0,
+  cachemodel: 'none',
+  cachesize: 1,
+  wal_level: 1,
+  wal_fsync_period: 3000,
+  wal_retention_period: 3600,
+  wal_retention_size: 0,
+  stt_trigger: 1,
+  table_prefix: 0,
+  table_suffix: 0,
+  tsdb_pagesize: 4,
+  keep_time_offset: 0,
+}
+
+const PRECISIONS: readonly Precision[] = ['ms', 'us', 'ns']
+const AUTH_CACHE_MS = 60_000
+const SCRYPT_N = 16384
+const SCRYPT_R = 8
+const SCRYPT_P = 1
+const SCRYPT_LEN = 32
+
+function scrypt(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scryptCb(password, salt, SCRYPT_LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (err, key) => {
+      if (err) {
+        reject(err)
+      } else {
+        resolve(key)
+      }
+    })
+  })
+}
+
+async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await scrypt(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P)
+  return `scrypt$${SCRYPT_N}$${SCRYPT_R}$${SCRYPT_P}$${salt.toString('base64')}$${key.toString('base64')}`
+}
+
+async function checkPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$')
+  if (parts.length !== 6 || parts[0] !== 'scrypt') {
+    return false
+  }
+  const [, n, r, p, salt, hash] = parts
+  const expected = Buffer.from(hash, 'base64')
+  const key = await scrypt(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p))
+  return key.length === expected.length && timingSafeEqual(key, expected)
+}
+
+function sha256(s: string): Buffer {
+  return createHash('sha256').update(s).digest()
+}
+
+/** Tag values as JSON text: bigint and JSON-tag objects get a wrapper so they round-trip. */
+function encodeTags(tags: Record<string, TagValue>): string {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(tags)) {
+    if (typeof v === 'bigint') {
+      out[k] = { b: v.toString() }
+    } else if (v !== null && typeof v === 'object') {
+      out[k] = { j: v }
+    } else {
+      out[k] = v
+    }
+  }
+  return JSON.stringify(out)
+}
+
+function decodeTags(text: string): Record<string, TagValue> {
+  const raw = JSON.parse(text) as Record<string, unknown>
+  const out: Record<string, TagValue> = {}
+  for (const [k, v] of Object.entries(raw)) {
+    if (v !== null && typeof v === 'object') {
+      const o = v as { b?: string; j?: Record<string, unknown> }
+      out[k] = o.b !== undefined ? BigInt(o.b) : (o.j ?? null)
+    } else {
+      out[k] = v as TagValue
+    }
+  }
+  return out
+}
+
+/** SQL literal of a tag value for the `$tags` physical table. */
+function tagLiteral(d: Dialect, col: ColumnDef, v: TagValue | undefined): string {
+  if (v === null || v === undefined) {
+    return 'NULL'
+  }
+  switch (col.type) {
+    case 'JSON':
+      return d.quoteString(typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)))
+    case 'VARCHAR':
+    case 'NCHAR':
+      return d.quoteString(typeof v === 'object' ? JSON.stringify(v) : String(v))
+    case 'BOOL':
+      return v === true || v === 1 || v === 'true' ? 'TRUE' : 'FALSE'
+    case 'FLOAT':
+    case 'DOUBLE': {
+      const n = Number(v)
+      if (!Number.isFinite(n)) {
+        throw new TdError(TD.PAR_WRONG_VALUE_TYPE, `Invalid value for tag ${col.name}`)
+      }
+      return `CAST(${String(n)} AS ${d.columnType(col)})`
+    }
+    default: {
+      // integers and TIMESTAMP ticks: exact text, never through a float
+      const s = typeof v === 'bigint' ? v.toString() : typeof v === 'number' ? String(Math.trunc(v)) : String(v)
+      if (!/^-?\d+$/.test(s)) {
+        throw new TdError(TD.PAR_WRONG_VALUE_TYPE, `Invalid value for tag ${col.name}`)
+      }
+      return `CAST(${s} AS ${d.columnType(col)})`
+    }
+  }
+}
+
+function optionValue(v: unknown): string | number {
+  if (typeof v === 'number' || typeof v === 'string') {
+    return v
+  }
+  if (typeof v === 'bigint') {
+    return Number(v)
+  }
+  if (Array.isArray(v)) {
+    return v.map(String).join(',')
+  }
+  return String(v)
+}
+
+interface UserRecord extends UserInfo {
+  hash: string
+}
+
+export async function openCatalog(engine: Engine, opts: { rootPassword: string }): Promise<Catalog> {
+  const c = new SqlCatalog(engine)
+  await c.init(opts.rootPassword)
+  return c
+}
+
+class SqlCatalog implements Catalog {
+  private readonly d: Dialect
+  private dbs = new Map<string, DatabaseInfo>()
+  /** db -> stable name -> info */
+  private stables = new Map<string, Map<string, StableInfo>>()
+  /** db -> table name -> info */
+  private tables = new Map<string, Map<string, TableInfo>>()
+  private users = new Map<string, UserRecord>()
+  /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
+  private nextTid = new Map<string, number>()
+  private authCache = new Map<string, { digest: Buffer; until: number }>()
+  private lock: Promise<void> = Promise.resolve()
+
+  constructor(readonly engine: Engine) {
+    this.d = engine.dialect
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private cat(table: string): string {
+    return `${this.d.quoteIdent(this.d.catalogSchema)}.${this.d.quoteIdent(table)}`
+  }
+
+  private phys(db: string, table: string): string {
+    return `${this.d.quoteIdent(this.d.schemaName(db))}.${this.d.quoteIdent(table)}`
+  }
+
+  private s(v: string): string {
+    return this.d.quoteString(v)
+  }
+
+  private async mutate<T>(fn: () => Promise<T>): Promise<T> {
+    let release!: () => void
+    const next = new Promise<void>((r) => {
+      release = r
+    })
+    const prev = this.lock
+    this.lock = prev.then(() => next)
+    await prev
+    try {
+      return await fn()
+    } finally {
+      release()
+    }
+  }
+
+  async init(rootPassword: string): Promise<void> {
+    const cs = this.d.quoteIdent(this.d.catalogSchema)
+    await this.engine.transaction(async (tx) => {
+      await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${cs}`)
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.cat('databases')} (name VARCHAR PRIMARY KEY, prec VARCHAR NOT NULL, vgroups INTEGER NOT NULL, first_vgid INTEGER NOT NULL, options VARCHAR NOT NULL, created_at BIGINT NOT NULL)`,
+      )
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.cat('stables')} (db VARCHAR NOT NULL, name VARCHAR NOT NULL, columns VARCHAR NOT NULL, tags VARCHAR NOT NULL, created_at BIGINT NOT NULL, comment VARCHAR, PRIMARY KEY (db, name))`,
+      )
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.cat('tables')} (db VARCHAR NOT NULL, name VARCHAR NOT NULL, kind VARCHAR NOT NULL, tid INTEGER NOT NULL, stable VARCHAR, tags VARCHAR, columns VARCHAR, ttl INTEGER NOT NULL, created_at BIGINT NOT NULL, comment VARCHAR, PRIMARY KEY (db, name))`,
+      )
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.cat('users')} (name VARCHAR PRIMARY KEY, hash VARCHAR NOT NULL, is_super BOOLEAN NOT NULL, enabled BOOLEAN NOT NULL, sysinfo BOOLEAN NOT NULL, createdb BOOLEAN NOT NULL, created_at BIGINT NOT NULL)`,
+      )
+    })
+    await this.load()
+    if (!this.users.has('root')) {
+      await this.createUser('root', rootPassword, { super: true, enable: true, sysinfo: true, createdb: true })
+    }
+  }
+
+  private async load(): Promise<void> {
+    const dbs = new Map<string, DatabaseInfo>()
+    for (const r of await this.engine.query(
+      `SELECT name, prec, vgroups, first_vgid, options, created_at FROM ${this.cat('databases')}`,
+    )) {
+      const name = String(r[0])
+      dbs.set(name, {
+        name,
+        precision: String(r[1]) as Precision,
+        vgroups: Number(r[2]),
+        firstVgId: Number(r[3]),
+        options: JSON.parse(String(r[4])) as Record<string, string | number>,
+        createdAt: Number(r[5]),
+      })
+    }
+    const stables = new Map<string, Map<string, StableInfo>>()
+    for (const r of await this.engine.query(
+      `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')}`,
+    )) {
+      const info: StableInfo = {
+        db: String(r[0]),
+        name: String(r[1]),
+        columns: JSON.parse(String(r[2])) as ColumnDef[],
+        tags: JSON.parse(String(r[3])) as ColumnDef[],
+        createdAt: Number(r[4]),
+      }
+      if (r[5] !== null) {
+        info.comment = String(r[5])
+      }
+      mapOf(stables, info.db).set(info.name, info)
+    }
+    const tables = new Map<string, Map<string, TableInfo>>()
+    const nextTid = new Map<string, number>()
+    for (const r of await this.engine.query(
+      `SELECT db, name, kind, tid, stable, tags, columns, ttl, created_at, comment FROM ${this.cat('tables')}`,
+    )) {
+      const info: TableInfo = {
+        db: String(r[0]),
+        name: String(r[1]),
+        kind: String(r[2]) as 'child' | 'normal',
+        tid: Number(r[3]),
+        ttl: Number(r[7]),
+        createdAt: Number(r[8]),
+      }
+      if (info.kind === 'child') {
+        info.stable = String(r[4])
+        info.tags = r[5] === null ? {} : decodeTags(String(r[5]))
+      } else {
+        info.columns = JSON.parse(String(r[6])) as ColumnDef[]
+      }
+      if (r[9] !== null) {
+        info.comment = String(r[9])
+      }
+      mapOf(tables, info.db).set(info.name, info)
+      const key = info.kind === 'child' ? `${info.db}\u0000${info.stable}` : `${info.db}\u0000`
+      nextTid.set(key, Math.max(nextTid.get(key) ?? 1, info.tid + 1))
+    }
+    const users = new Map<string, UserRecord>()
+    for (const r of await this.engine.query(
+      `SELECT name, hash, is_super, enabled, sysinfo, createdb, created_at FROM ${this.cat('users')}`,
+    )) {
+      users.set(String(r[0]), {
+        name: String(r[0]),
+        hash: String(r[1]),
+        super: Boolean(r[2]),
+        enable: Boolean(r[3]),
+        sysinfo: Boolean(r[4]),
+        createdb: Boolean(r[5]),
+        createdAt: Number(r[6]),
+      })
+    }
+    this.dbs = dbs
+    this.stables = stables
+    this.tables = tables
+    this.nextTid = nextTid
+    this.users = users
+    this.authCache.clear()
+  }
+
+  async refresh(): Promise<void> {
+    // embedded DuckDB has a single writer: this process; a shared server may have others
+    if (this.d.name !== 'duckdb') {
+      await this.mutate(() => this.load())
+    }
+  }
+
+  private requireDb(db: string): DatabaseInfo {
+    const info = this.dbs.get(db)
+    if (!info) {
+      throw dbNotExist(db)
+    }
+    return info
+  }
+
+  private requireStable(db: string, name: string): StableInfo {
+    this.requireDb(db)
+    const st = this.stables.get(db)?.get(name)
+    if (!st) {
+      throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
+    }
+    return st
+  }
+
+  private allocTid(key: string): number {
+    const tid = this.nextTid.get(key) ?? 1
+    this.nextTid.set(key, tid + 1)
+    return tid
+  }
+
+  private colDefsSql(cols: ColumnDef[]): string {
+    return cols.map((c) => `${this.d.quoteIdent(c.name)} ${this.d.columnType(c)}`).join(', ')
+  }
+
+  // ---- databases -----------------------------------------------------------------------------
+
+  listDatabases(): DatabaseInfo[] {
+    return [...this.dbs.values()]
+  }
+
+  getDatabase(name: string): DatabaseInfo | undefined {
+    return this.dbs.get(name)
+  }
+
+  async createDatabase(
+    name: string,
+    options: { precision?: Precision; vgroups?: number; [k: string]: unknown },
+    ifNotExists: boolean,
+  ): Promise<void> {
+    const precision = options.precision ?? 'ms'
+    if (!PRECISIONS.includes(precision)) {
+      throw new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option precision: ${String(precision)}`)
+    }
+    const vgroups = options.vgroups === undefined ? 2 : Number(options.vgroups)
+    if (!Number.isInteger(vgroups) || vgroups < 1 || vgroups > 1024) {
+      throw new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option vgroups: ${String(options.vgroups)}`)
+    }
+    await this.mutate(async () => {
+      if (this.dbs.has(name)) {
+        if (ifNotExists) {
+          return
+        }
+        throw new TdError(TD.MND_DB_ALREADY_EXIST, 'Database already exists')
+      }
+      let maxId = 1
+      for (const d of this.dbs.values()) {
+        maxId = Math.max(maxId, d.firstVgId + d.vgroups - 1)
+      }
+      const opts: Record<string, string | number> = { ...DEFAULT_DB_OPTIONS }
+      for (const [k, v] of Object.entries(options)) {
+        if (v !== undefined) {
+          opts[k.toLowerCase()] = optionValue(v)
+        }
+      }
+      opts.precision = precision
+      opts.vgroups = vgroups
+      const info: DatabaseInfo = {
+        name,
+        precision,
+        vgroups,
+        firstVgId: maxId + 1,
+        options: opts,
+        createdAt: Date.now(),
+      }
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${this.d.quoteIdent(this.d.schemaName(name))}`)
+        await tx.exec(
+          `INSERT INTO ${this.cat('databases')} (name, prec, vgroups, first_vgid, options, created_at) VALUES (${this.s(name)}, ${this.s(precision)}, ${vgroups}, ${info.firstVgId}, ${this.s(JSON.stringify(opts))}, ${info.createdAt})`,
+        )
+      })
+      this.dbs.set(name, info)
+    })
+  }
+
+  async dropDatabase(name: string, ifExists: boolean): Promise<void> {
+    await this.mutate(async () => {
+      if (!this.dbs.has(name)) {
+        if (ifExists) {
+          return
+        }
+        throw dbNotExist(name)
+      }
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`DROP SCHEMA IF EXISTS ${this.d.quoteIdent(this.d.schemaName(name))} CASCADE`)
+        for (const t of ['tables', 'stables']) {
+          await tx.exec(`DELETE FROM ${this.cat(t)} WHERE db = ${this.s(name)}`)
+        }
+        await tx.exec(`DELETE FROM ${this.cat('databases')} WHERE name = ${this.s(name)}`)
+      })
+      this.dbs.delete(name)
+      this.stables.delete(name)
+      this.tables.delete(name)
+      for (const k of [...this.nextTid.keys()]) {
+        if (k.startsWith(`${name}\u0000`)) {
+          this.nextTid.delete(k)
+        }
+      }
+    })
+  }
+
+  // ---- super tables --------------------------------------------------------------------------
+
+  listStables(db: string): StableInfo[] {
+    return [...(this.stables.get(db)?.values() ?? [])]
+  }
+
+  getStable(db: string, name: string): StableInfo | undefined {
+    return this.stables.get(db)?.get(name)
+  }
+
+  async createStable(
+    db: string,
+    name: string,
+    columns: ColumnDef[],
+    tags: ColumnDef[],
+    ifNotExists: boolean,
+    comment?: string,
+  ): Promise<void> {
+    if (columns.length === 0 || columns[0].type !== 'TIMESTAMP') {
+      throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
+    }
+    checkDuplicates([...columns, ...tags])
+    await this.mutate(async () => {
+      this.requireDb(db)
+      if (this.stables.get(db)?.has(name)) {
+        if (ifNotExists) {
+          return
+        }
+        throw new TdError(TD.MND_STB_ALREADY_EXIST, 'STable already exists')
+      }
+      if (this.tables.get(db)?.has(name)) {
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      const info: StableInfo = { db, name, columns: [...columns], tags: [...tags], createdAt: Date.now() }
+      if (comment !== undefined) {
+        info.comment = comment
+      }
+      const ts = this.d.quoteIdent(columns[0].name)
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(
+          `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent('_tid')}, ${ts}))`,
+        )
+        await tx.exec(
+          `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER PRIMARY KEY, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
+        )
+        await tx.exec(
+          `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)})`,
+        )
+      })
+      mapOf(this.stables, db).set(name, info)
+    })
+  }
+
+  async dropStable(db: string, name: string, ifExists: boolean): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      if (!this.stables.get(db)?.has(name)) {
+        if (ifExists) {
+          return
+        }
+        throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
+      }
+      await this.dropStableLocked(db, name)
+    })
+  }
+
+  private async dropStableLocked(db: string, name: string): Promise<void> {
+    await this.engine.transaction(async (tx) => {
+      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, `${name}$tags`)}`)
+      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
+      await tx.exec(
+        `DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND kind = 'child' AND stable = ${this.s(name)}`,
+      )
+      await tx.exec(`DELETE FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
+    })
+    this.stables.get(db)?.delete(name)
+    const tbls = this.tables.get(db)
+    if (tbls) {
+      for (const [k, t] of tbls) {
+        if (t.kind === 'child' && t.stable === name) {
+          tbls.delete(k)
+        }
+      }
+    }
+    this.nextTid.delete(`${db}\u0000${name}`)
+  }
+
+  private async saveStable(tx: Engine, st: StableInfo): Promise<void> {
+    await tx.exec(
+      `UPDATE ${this.cat('stables')} SET columns = ${this.s(JSON.stringify(st.columns))}, tags = ${this.s(JSON.stringify(st.tags))} WHERE db = ${this.s(st.db)} AND name = ${this.s(st.name)}`,
+    )
+  }
+
+  async addStableColumn(db: string, stable: string, col: ColumnDef, isTag: boolean): Promise<void> {
+    await this.mutate(async () => {
+      const st = this.requireStable(db, stable)
+      if (st.tags.some((c) => c.name === col.name)) {
+        throw new TdError(TD.MND_TAG_ALREADY_EXIST, 'Tag already exists')
+      }
+      if (st.columns.some((c) => c.name === col.name)) {
+        throw new TdError(TD.MND_COLUMN_ALREADY_EXIST, 'Column already exists')
+      }
+      const next: StableInfo = isTag ? { ...st, tags: [...st.tags, col] } : { ...st, columns: [...st.columns, col] }
+      const target = isTag ? `${stable}$tags` : stable
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, target)} ADD COLUMN ${this.colDefsSql([col])}`)
+        await this.saveStable(tx, next)
+      })
+      mapOf(this.stables, db).set(stable, next)
+      if (isTag) {
+        for (const t of this.tables.get(db)?.values() ?? []) {
+          if (t.kind === 'child' && t.stable === stable && t.tags) {
+            t.tags[col.name] = null
+          }
+        }
+      }
+    })
+  }
+
+  async dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void> {
+    await this.mutate(async () => {
+      const st = this.requireStable(db, stable)
+      const list = isTag ? st.tags : st.columns
+      const idx = list.findIndex((c) => c.name === name)
+      if (idx < 0) {
+        throw isTag
+          ? new TdError(TD.MND_TAG_NOT_EXIST, 'Tag does not exist')
+          : new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+      }
+      if (!isTag && idx === 0) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: cannot drop the primary timestamp column')
+      }
+      if (isTag && st.tags.length === 1) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: a super table needs at least one tag')
+      }
+      const rest = list.filter((c) => c.name !== name)
+      const next: StableInfo = isTag ? { ...st, tags: rest } : { ...st, columns: rest }
+      const target = isTag ? `${stable}$tags` : stable
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, target)} DROP COLUMN ${this.d.quoteIdent(name)}`)
+        await this.saveStable(tx, next)
+        if (isTag) {
+          await this.rewriteChildTags(tx, db, stable, (tags) => {
+            delete tags[name]
+          })
+        }
+      })
+      mapOf(this.stables, db).set(stable, next)
+      if (isTag) {
+        for (const t of this.tables.get(db)?.values() ?? []) {
+          if (t.kind === 'child' && t.stable === stable && t.tags) {
+            delete t.tags[name]
+          }
+        }
+      }
+    })
+  }
+
+  /** Updates the persisted tag JSON of every child of a stable (cache updated by the caller). */
+  private async rewriteChildTags(
+    tx: Engine,
+    db: string,
+    stable: string,
+    edit: (tags: Record<string, TagValue>) => void,
+  ): Promise<void> {
+    for (const t of this.tables.get(db)?.values() ?? []) {
+      if (t.kind === 'child' && t.stable === stable) {
+        const tags = { ...(t.tags ?? {}) }
+        edit(tags)
+        await tx.exec(
+          `UPDATE ${this.cat('tables')} SET tags = ${this.s(encodeTags(tags))} WHERE db = ${this.s(db)} AND name = ${this.s(t.name)}`,
+        )
+      }
+    }
+  }
+
+  async widenColumn(db: string, table: string, name: string, length: number): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      const st = this.stables.get(db)?.get(table)
+      const nt = this.tables.get(db)?.get(table)
+      let list: ColumnDef[] | undefined
+      let physTable: string
+      let isTag = false
+      if (st) {
+        const ci = st.columns.findIndex((c) => c.name === name)
+        if (ci >= 0) {
+          list = st.columns
+          physTable = table
+        } else {
+          list = st.tags
+          isTag = true
+          physTable = `${table}$tags`
+        }
+      } else if (nt && nt.kind === 'normal') {
+        list = nt.columns
+        physTable = table
+      } else if (nt) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: modify a child table column through its super table')
+      } else {
+        throw tableNotExist(table)
+      }
+      const idx = list?.findIndex((c) => c.name === name) ?? -1
+      if (!list || idx < 0) {
+        throw isTag || !st
+          ? new TdError(st ? TD.MND_TAG_NOT_EXIST : TD.MND_COLUMN_NOT_EXIST, st ? 'Tag does not exist' : 'Column does not exist')
+          : new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+      }
+      const old = list[idx]
+      if (old.type !== 'VARCHAR' && old.type !== 'NCHAR') {
+        throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Only varchar/nchar/geometry length can be modified')
+      }
+      if (length <= old.length) {
+        throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Field length can only be increased')
+      }
+      const widened: ColumnDef = { ...old, length }
+      const nextList = list.map((c, i) => (i === idx ? widened : c))
+      const oldType = this.d.columnType(old)
+      const newType = this.d.columnType(widened)
+      await this.engine.transaction(async (tx) => {
+        if (oldType !== newType) {
+          await tx.exec(
+            `ALTER TABLE ${this.phys(db, physTable)} ALTER COLUMN ${this.d.quoteIdent(name)} TYPE ${newType}`,
+          )
+        }
+        if (st) {
+          await this.saveStable(tx, isTag ? { ...st, tags: nextList } : { ...st, columns: nextList })
+        } else {
+          await tx.exec(
+            `UPDATE ${this.cat('tables')} SET columns = ${this.s(JSON.stringify(nextList))} WHERE db = ${this.s(db)} AND name = ${this.s(table)}`,
+          )
+        }
+      })
+      if (st) {
+        mapOf(this.stables, db).set(table, isTag ? { ...st, tags: nextList } : { ...st, columns: nextList })
+      } else if (nt) {
+        nt.columns = nextList
+      }
+    })
+  }
+
+  // ---- child and normal tables ---------------------------------------------------------------
+
+  listTables(db: string): TableInfo[] {
+    return [...(this.tables.get(db)?.values() ?? [])]
+  }
+
+  getTable(db: string, name: string): TableInfo | undefined {
+    return this.tables.get(db)?.get(name)
+  }
+
+  async createChildTable(
+    db: string,
+    name: string,
+    stable: string,
+    tags: Record<string, TagValue>,
+    ifNotExists: boolean,
+    ttl = 0,
+  ): Promise<TableInfo> {
+    // fast path without the lock: auto-creating inserts hit existing children most of the time
+    const existing = this.tables.get(db)?.get(name)
+    if (existing && ifNotExists) {
+      return existing
+    }
+    return this.mutate(async () => {
+      const st = this.requireStable(db, stable)
+      const cur = this.tables.get(db)?.get(name)
+      if (cur) {
+        if (ifNotExists) {
+          return cur
+        }
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      if (this.stables.get(db)?.has(name)) {
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      const full: Record<string, TagValue> = {}
+      for (const t of st.tags) {
+        full[t.name] = tags[t.name] ?? null
+      }
+      for (const k of Object.keys(tags)) {
+        if (!st.tags.some((t) => t.name === k)) {
+          throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
+        }
+      }
+      const key = `${db}\u0000${stable}`
+      const tid = this.allocTid(key)
+      const info: TableInfo = { db, name, kind: 'child', tid, stable, tags: full, ttl, createdAt: Date.now() }
+      const qi = this.d.quoteIdent
+      const tagCols = st.tags.map((t) => qi(t.name))
+      const tagVals = st.tags.map((t) => tagLiteral(this.d, t, full[t.name]))
+      try {
+        await this.engine.transaction(async (tx) => {
+          await tx.exec(
+            `INSERT INTO ${this.phys(db, `${stable}$tags`)} (${qi('_tid')}, ${qi('tbname')}${tagCols.map((c) => `, ${c}`).join('')}) VALUES (${tid}, ${this.s(name)}${tagVals.map((v) => `, ${v}`).join('')})`,
+          )
+          await tx.exec(
+            `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, 'child', ${tid}, ${this.s(stable)}, ${this.s(encodeTags(full))}, NULL, ${ttl}, ${info.createdAt}, NULL)`,
+          )
+        })
+      } catch (err) {
+        // give the id back only when nothing else took a later one (keeps ids compact)
+        if (this.nextTid.get(key) === tid + 1) {
+          this.nextTid.set(key, tid)
+        }
+        throw err
+      }
+      mapOf(this.tables, db).set(name, info)
+      return info
+    })
+  }
+
+  async createNormalTable(
+    db: string,
+    name: string,
+    columns: ColumnDef[],
+    ifNotExists: boolean,
+    ttl = 0,
+  ): Promise<TableInfo> {
+    if (columns.length === 0 || columns[0].type !== 'TIMESTAMP') {
+      throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
+    }
+    checkDuplicates(columns)
+    return this.mutate(async () => {
+      this.requireDb(db)
+      const cur = this.tables.get(db)?.get(name)
+      if (cur) {
+        if (ifNotExists) {
+          return cur
+        }
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      if (this.stables.get(db)?.has(name)) {
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      const key = `${db}\u0000`
+      const tid = this.allocTid(key)
+      const info: TableInfo = { db, name, kind: 'normal', tid, columns: [...columns], ttl, createdAt: Date.now() }
+      try {
+        await this.engine.transaction(async (tx) => {
+          await tx.exec(
+            `CREATE TABLE ${this.phys(db, name)} (${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent(columns[0].name)}))`,
+          )
+          await tx.exec(
+            `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, 'normal', ${tid}, NULL, NULL, ${this.s(JSON.stringify(info.columns))}, ${ttl}, ${info.createdAt}, NULL)`,
+          )
+        })
+      } catch (err) {
+        if (this.nextTid.get(key) === tid + 1) {
+          this.nextTid.set(key, tid)
+        }
+        throw err
+      }
+      mapOf(this.tables, db).set(name, info)
+      return info
+    })
+  }
+
+  async dropTable(db: string, name: string, ifExists: boolean): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      const t = this.tables.get(db)?.get(name)
+      if (!t) {
+        if (this.stables.get(db)?.has(name)) {
+          // TDengine 3 lets DROP TABLE name a super table
+          await this.dropStableLocked(db, name)
+          return
+        }
+        if (ifExists) {
+          return
+        }
+        throw tableNotExist(name)
+      }
+      const qi = this.d.quoteIdent
+      await this.engine.transaction(async (tx) => {
+        if (t.kind === 'child') {
+          await tx.exec(`DELETE FROM ${this.phys(db, t.stable as string)} WHERE ${qi('_tid')} = ${t.tid}`)
+          await tx.exec(`DELETE FROM ${this.phys(db, `${t.stable as string}$tags`)} WHERE ${qi('_tid')} = ${t.tid}`)
+        } else {
+          await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
+        }
+        await tx.exec(`DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
+      })
+      this.tables.get(db)?.delete(name)
+    })
+  }
+
+  async setTags(db: string, child: string, tags: Record<string, TagValue>): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      const t = this.tables.get(db)?.get(child)
+      if (!t) {
+        throw tableNotExist(child)
+      }
+      if (t.kind !== 'child') {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: only child tables have tags')
+      }
+      const st = this.requireStable(db, t.stable as string)
+      const sets: string[] = []
+      for (const [k, v] of Object.entries(tags)) {
+        const def = st.tags.find((x) => x.name === k)
+        if (!def) {
+          throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
+        }
+        sets.push(`${this.d.quoteIdent(k)} = ${tagLiteral(this.d, def, v)}`)
+      }
+      if (sets.length === 0) {
+        return
+      }
+      const next = { ...(t.tags ?? {}), ...tags }
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(
+          `UPDATE ${this.phys(db, `${st.name}$tags`)} SET ${sets.join(', ')} WHERE ${this.d.quoteIdent('_tid')} = ${t.tid}`,
+        )
+        await tx.exec(
+          `UPDATE ${this.cat('tables')} SET tags = ${this.s(encodeTags(next))} WHERE db = ${this.s(db)} AND name = ${this.s(child)}`,
+        )
+      })
+      t.tags = next
+    })
+  }
+
+  private requireNormal(db: string, table: string): TableInfo {
+    this.requireDb(db)
+    const t = this.tables.get(db)?.get(table)
+    if (!t) {
+      throw tableNotExist(table)
+    }
+    if (t.kind !== 'normal') {
+      throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: alter the columns of a child table through its super table')
+    }
+    return t
+  }
+
+  async addTableColumn(db: string, table: string, col: ColumnDef): Promise<void> {
+    await this.mutate(async () => {
+      const t = this.requireNormal(db, table)
+      const cols = t.columns ?? []
+      if (cols.some((c) => c.name === col.name)) {
+        throw new TdError(TD.MND_COLUMN_ALREADY_EXIST, 'Column already exists')
+      }
+      const next = [...cols, col]
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, table)} ADD COLUMN ${this.colDefsSql([col])}`)
+        await tx.exec(
+          `UPDATE ${this.cat('tables')} SET columns = ${this.s(JSON.stringify(next))} WHERE db = ${this.s(db)} AND name = ${this.s(table)}`,
+        )
+      })
+      t.columns = next
+    })
+  }
+
+  async dropTableColumn(db: string, table: string, name: string): Promise<void> {
+    await this.mutate(async () => {
+      const t = this.requireNormal(db, table)
+      const cols = t.columns ?? []
+      const idx = cols.findIndex((c) => c.name === name)
+      if (idx < 0) {
+        throw new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+      }
+      if (idx === 0) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: cannot drop the primary timestamp column')
+      }
+      const next = cols.filter((c) => c.name !== name)
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, table)} DROP COLUMN ${this.d.quoteIdent(name)}`)
+        await tx.exec(
+          `UPDATE ${this.cat('tables')} SET columns = ${this.s(JSON.stringify(next))} WHERE db = ${this.s(db)} AND name = ${this.s(table)}`,
+        )
+      })
+      t.columns = next
+    })
+  }
+
+  // ---- users ---------------------------------------------------------------------------------
+
+  listUsers(): UserInfo[] {
+    return [...this.users.values()].map(({ hash: _hash, ...u }) => u)
+  }
+
+  async createUser(name: string, password: string, opts: Partial<UserInfo> = {}): Promise<void> {
+    const hash = await hashPassword(password)
+    await this.mutate(async () => {
+      if (this.users.has(name)) {
+        throw new TdError(TD.MND_USER_ALREADY_EXIST, 'User already exists')
+      }
+      const u: UserRecord = {
+        name,
+        hash,
+        super: opts.super ?? false,
+        enable: opts.enable ?? true,
+        sysinfo: opts.sysinfo ?? true,
+        createdb: opts.createdb ?? false,
+        createdAt: Date.now(),
+      }
+      await this.engine.exec(
+        `INSERT INTO ${this.cat('users')} (name, hash, is_super, enabled, sysinfo, createdb, created_at) VALUES (${this.s(name)}, ${this.s(hash)}, ${u.super}, ${u.enable}, ${u.sysinfo}, ${u.createdb}, ${u.createdAt})`,
+      )
+      this.users.set(name, u)
+    })
+  }
+
+  private requireUser(name: string): UserRecord {
+    const u = this.users.get(name)
+    if (!u) {
+      throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
+    }
+    return u
+  }
+
+  async alterUserPassword(name: string, password: string): Promise<void> {
+    this.requireUser(name)
+    const hash = await hashPassword(password)
+    await this.mutate(async () => {
+      const u = this.requireUser(name)
+      await this.engine.exec(`UPDATE ${this.cat('users')} SET hash = ${this.s(hash)} WHERE name = ${this.s(name)}`)
+      u.hash = hash
+      this.authCache.delete(name)
+    })
+  }
+
+  async alterUser(name: string, opts: Partial<UserInfo>): Promise<void> {
+    await this.mutate(async () => {
+      const u = this.requireUser(name)
+      const next = { ...u }
+      for (const k of ['super', 'enable', 'sysinfo', 'createdb'] as const) {
+        if (opts[k] !== undefined) {
+          next[k] = Boolean(opts[k])
+        }
+      }
+      await this.engine.exec(
+        `UPDATE ${this.cat('users')} SET is_super = ${next.super}, enabled = ${next.enable}, sysinfo = ${next.sysinfo}, createdb = ${next.createdb} WHERE name = ${this.s(name)}`,
+      )
+      this.users.set(name, next)
+      this.authCache.delete(name)
+    })
+  }
+
+  async dropUser(name: string): Promise<void> {
+    await this.mutate(async () => {
+      this.requireUser(name)
+      if (name === 'root') {
+        throw new TdError(TD.MND_NO_RIGHTS, 'Insufficient privilege for operation')
+      }
+      await this.engine.exec(`DELETE FROM ${this.cat('users')} WHERE name = ${this.s(name)}`)
+      this.users.delete(name)
+      this.authCache.delete(name)
+    })
+  }
+
+  async verifyUser(name: string, password: string): Promise<boolean> {
+    const u = this.users.get(name)
+    if (!u || !u.enable) {
+      return false
+    }
+    const digest = sha256(password)
+    const hit = this.authCache.get(name)
+    if (hit && hit.until > Date.now() && timingSafeEqual(hit.digest, digest)) {
+      return true
+    }
+    const hash = u.hash
+    const ok = await checkPassword(password, hash)
+    // only cache when the user was not changed while scrypt ran
+    if (ok && this.users.get(name)?.hash === hash) {
+      this.authCache.set(name, { digest, until: Date.now() + AUTH_CACHE_MS })
+    }
+    return ok
+  }
+}
+
+function mapOf<V>(m: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = m.get(key)
+  if (!inner) {
+    inner = new Map()
+    m.set(key, inner)
+  }
+  return inner
+}
+
+function checkDuplicates(cols: ColumnDef[]): void {
+  const seen = new Set<string>()
+  for (const c of cols) {
+    if (seen.has(c.name)) {
+      throw new TdError(TD.PAR_DUPLICATED_COLUMN, `Duplicated column names: ${c.name}`)
+    }
+    seen.add(c.name)
+  }
+}

@@ -1,0 +1,80 @@
+import type { ColumnDef, Dialect } from '../types.js'
+
+/**
+ * DuckDB spelling of the shared physical layout.
+ *
+ * Schema names get a `td_` prefix so a TDengine database called `main`, `temp` or
+ * `information_schema` never collides with DuckDB's own schemas; the catalog schema has no
+ * underscore after `td` so no database name can map onto it.
+ */
+export const duckdbDialect: Dialect = {
+  name: 'duckdb',
+  catalogSchema: 'tdcatalog',
+  quoteIdent(name: string): string {
+    return `"${name.replaceAll('"', '""')}"`
+  },
+  quoteString(value: string): string {
+    // DuckDB string literals have no backslash escapes; only the quote is doubled.
+    return `'${value.replaceAll("'", "''")}'`
+  },
+  schemaName(db: string): string {
+    return `td_${db}`
+  },
+  columnType(col: ColumnDef): string {
+    return duckdbColumnType(col)
+  },
+  floorDiv(a: string, b: string): string {
+    // `//` truncates toward zero and fdiv() goes through DOUBLE (loses ns ticks above 2^53), so
+    // subtract the non-negative remainder first: the difference is an exact multiple of b.
+    return `(((${a}) - ((((${a}) % (${b})) + (${b})) % (${b}))) // (${b}))`
+  },
+  regexMatch(value: string, pattern: string): string {
+    return `regexp_matches(${value}, ${pattern})`
+  },
+  castText(expr: string): string {
+    return `CAST(${expr} AS VARCHAR)`
+  },
+  argMin(value: string, key: string): string {
+    return `arg_min(${value}, ${key})`
+  },
+  argMax(value: string, key: string): string {
+    return `arg_max(${value}, ${key})`
+  },
+  stddevPop(expr: string): string {
+    return `stddev_pop(${expr})`
+  },
+}
+
+export function duckdbColumnType(col: ColumnDef): string {
+  switch (col.type) {
+    case 'BOOL':
+      return 'BOOLEAN'
+    case 'TINYINT':
+      return 'TINYINT'
+    case 'SMALLINT':
+      return 'SMALLINT'
+    case 'INT':
+      return 'INTEGER'
+    case 'BIGINT':
+      return 'BIGINT'
+    case 'TINYINT UNSIGNED':
+      return 'UTINYINT'
+    case 'SMALLINT UNSIGNED':
+      return 'USMALLINT'
+    case 'INT UNSIGNED':
+      return 'UINTEGER'
+    case 'BIGINT UNSIGNED':
+      return 'UBIGINT'
+    case 'FLOAT':
+      return 'FLOAT'
+    case 'DOUBLE':
+      return 'DOUBLE'
+    // lengths are enforced by the SQL layer; the catalog keeps the declared length
+    case 'VARCHAR':
+    case 'NCHAR':
+    case 'JSON':
+      return 'VARCHAR'
+    case 'TIMESTAMP':
+      return 'BIGINT'
+  }
+}

@@ -1,0 +1,594 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import {
+  DuckDBAppender,
+  DuckDBConnection,
+  DuckDBInstance,
+  DuckDBTypeId,
+  JSDuckDBValueConverter,
+} from '@duckdb/node-api'
+import type { Dialect, Engine, QueryOptions, RowBatch, RowChunk } from '../types.js'
+import { duckdbDialect } from './dialect.js'
+
+export interface DuckDBEngineOptions {
+  /** read connections kept open (writes use one dedicated connection); default 4 */
+  readConnections?: number
+}
+
+/** A promise-chain mutex: callers run strictly one after another, in arrival order. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve()
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    let release!: () => void
+    const next = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const prev = this.tail
+    this.tail = prev.then(() => next)
+    await prev
+    try {
+      return await fn()
+    } finally {
+      release()
+    }
+  }
+}
+
+/** Bounded pool of read connections; callers wait when all are busy. */
+class ConnectionPool {
+  private readonly idle: DuckDBConnection[] = []
+  private readonly waiters: ((c: DuckDBConnection) => void)[] = []
+  private created = 0
+
+  constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly max: number,
+  ) {}
+
+  async acquire(): Promise<DuckDBConnection> {
+    const c = this.idle.pop()
+    if (c) {
+      return c
+    }
+    if (this.created < this.max) {
+      this.created++
+      try {
+        return await this.instance.connect()
+      } catch (err) {
+        this.created--
+        throw err
+      }
+    }
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  release(c: DuckDBConnection): void {
+    const w = this.waiters.shift()
+    if (w) {
+      w(c)
+    } else {
+      this.idle.push(c)
+    }
+  }
+
+  closeAll(): void {
+    for (const c of this.idle.splice(0)) {
+      c.closeSync()
+    }
+  }
+}
+
+const DDL_RE = /^\s*(create|drop|alter)\b/i
+
+type Appender = (a: DuckDBAppender, v: unknown) => void
+
+/** How one JS value is appended to a column of the given DuckDB type (null handled by caller). */
+function appenderFor(typeId: DuckDBTypeId): Appender {
+  switch (typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return (a, v) => a.appendBoolean(typeof v === 'boolean' ? v : Number(v) !== 0)
+    case DuckDBTypeId.TINYINT:
+      return (a, v) => a.appendTinyInt(Number(v))
+    case DuckDBTypeId.SMALLINT:
+      return (a, v) => a.appendSmallInt(Number(v))
+    case DuckDBTypeId.INTEGER:
+      return (a, v) => a.appendInteger(Number(v))
+    case DuckDBTypeId.BIGINT:
+      return (a, v) => a.appendBigInt(typeof v === 'bigint' ? v : BigInt(v as number))
+    case DuckDBTypeId.UTINYINT:
+      return (a, v) => a.appendUTinyInt(Number(v))
+    case DuckDBTypeId.USMALLINT:
+      return (a, v) => a.appendUSmallInt(Number(v))
+    case DuckDBTypeId.UINTEGER:
+      return (a, v) => a.appendUInteger(Number(v))
+    case DuckDBTypeId.UBIGINT:
+      return (a, v) => a.appendUBigInt(typeof v === 'bigint' ? v : BigInt(v as number))
+    case DuckDBTypeId.HUGEINT:
+      return (a, v) => a.appendHugeInt(typeof v === 'bigint' ? v : BigInt(v as number))
+    case DuckDBTypeId.FLOAT:
+      return (a, v) => a.appendFloat(Number(v))
+    case DuckDBTypeId.DOUBLE:
+      return (a, v) => a.appendDouble(Number(v))
+    case DuckDBTypeId.VARCHAR:
+      return (a, v) =>
+        a.appendVarchar(typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v))
+    default:
+      throw new Error(`writeRows: unsupported physical column type id ${typeId}`)
+  }
+}
+
+interface TargetInfo {
+  /** physical column names in table order */
+  names: string[]
+  /** physical type declarations in table order, e.g. `BIGINT` */
+  types: string[]
+}
+
+interface Group {
+  schema: string
+  table: string
+  child: boolean
+  columns: string[]
+  batches: RowBatch[]
+}
+
+function groupBatches(batches: RowBatch[], schemaName: (db: string) => string): Group[] {
+  const groups = new Map<string, Group>()
+  for (const b of batches) {
+    if (b.rows.length === 0) {
+      continue
+    }
+    const child = b.tid !== undefined
+    const key = `${b.db}\u0000${b.table}\u0000${child ? 'c' : 'n'}\u0000${b.columns.join('\u0000')}`
+    let g = groups.get(key)
+    if (!g) {
+      g = { schema: schemaName(b.db), table: b.table, child, columns: b.columns, batches: [] }
+      groups.set(key, g)
+    }
+    g.batches.push(b)
+  }
+  return [...groups.values()]
+}
+
+/** A transaction context: the connection that statements inside `transaction(fn)` must use. */
+interface TxContext {
+  conn: DuckDBConnection
+}
+
+/**
+ * Embedded DuckDB behind the `Engine` contract.
+ *
+ * Reads run on a small pool of connections. Every write (exec, writeRows, transaction) runs on
+ * one dedicated connection under a mutex: DuckDB allows a single writer per row anyway and
+ * concurrent writers would just fail with transaction conflicts. Inside `transaction(fn)`, calls
+ * on this engine (not only on `tx`) are routed to the transaction's connection via
+ * AsyncLocalStorage, so code that forgets to use `tx` neither deadlocks nor escapes the
+ * transaction.
+ */
+export class DuckDBEngine implements Engine {
+  readonly dialect: Dialect = duckdbDialect
+  private readonly pool: ConnectionPool
+  private readonly writeLock = new Mutex()
+  private readonly txStore = new AsyncLocalStorage<TxContext>()
+  private closed = false
+  /** bumped by DDL on the write connection; invalidates cached table layouts and staging tables */
+  private schemaEpoch = 0
+  private cacheEpoch = 0
+  private readonly targets = new Map<string, TargetInfo>()
+  private readonly staging = new Map<string, string>()
+  private stagingSeq = 0
+  /** targets that recently had overwrites: skip the optimistic direct append for them */
+  private readonly recentConflicts = new Map<string, number>()
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly writeConn: DuckDBConnection,
+    readConnections: number,
+  ) {
+    this.pool = new ConnectionPool(instance, readConnections)
+  }
+
+  static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
+    const instance = await DuckDBInstance.create(path)
+    const writeConn = await instance.connect()
+    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4))
+  }
+
+  private assertOpen(): void {
+    if (this.closed) {
+      throw new Error('storage engine is closed')
+    }
+  }
+
+  private noteDdl(sql: string): void {
+    if (DDL_RE.test(sql)) {
+      this.schemaEpoch++
+    }
+  }
+
+  /** Runs fn on the write connection: inside the current transaction, or under the write lock. */
+  private async onWriter<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    this.assertOpen()
+    const tx = this.txStore.getStore()
+    if (tx) {
+      return fn(tx.conn)
+    }
+    return this.writeLock.run(() => fn(this.writeConn))
+  }
+
+  private async onReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+    this.assertOpen()
+    const tx = this.txStore.getStore()
+    if (tx) {
+      return fn(tx.conn)
+    }
+    const c = await this.pool.acquire()
+    try {
+      return await fn(c)
+    } finally {
+      this.pool.release(c)
+    }
+  }
+
+  async exec(sql: string, opts?: QueryOptions): Promise<number> {
+    return this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
+  }
+
+  async query(sql: string, opts?: QueryOptions): Promise<unknown[][]> {
+    return this.onReader(async (c) => {
+      const stop = watchAbort(c, opts?.signal)
+      try {
+        const r = await c.run(sql)
+        return (await r.convertRows(JSDuckDBValueConverter)) as unknown[][]
+      } finally {
+        stop()
+      }
+    })
+  }
+
+  async *stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
+    this.assertOpen()
+    const tx = this.txStore.getStore()
+    const c = tx ? tx.conn : await this.pool.acquire()
+    const stop = watchAbort(c, opts?.signal)
+    try {
+      yield* streamOn(c, sql, opts)
+    } finally {
+      stop()
+      if (!tx) {
+        this.pool.release(c)
+      }
+    }
+  }
+
+  async transaction<T>(fn: (tx: Engine) => Promise<T>): Promise<T> {
+    this.assertOpen()
+    const outer = this.txStore.getStore()
+    if (outer) {
+      // DuckDB has no savepoints: a nested transaction joins the outer one
+      return fn(this)
+    }
+    return this.writeLock.run(async () => {
+      const conn = this.writeConn
+      await conn.run('BEGIN TRANSACTION')
+      try {
+        const result = await this.txStore.run({ conn }, () => fn(this))
+        await conn.run('COMMIT')
+        return result
+      } catch (err) {
+        await rollbackQuietly(conn)
+        // a failed DDL may have left cached layouts stale
+        this.schemaEpoch++
+        throw err
+      }
+    })
+  }
+
+  async writeRows(batches: RowBatch[]): Promise<number> {
+    this.assertOpen()
+    const groups = groupBatches(batches, (db) => this.dialect.schemaName(db))
+    if (groups.length === 0) {
+      return 0
+    }
+    const tx = this.txStore.getStore()
+    if (tx) {
+      // inside a caller's transaction a failed optimistic append would abort everything
+      return this.writeStaged(tx.conn, groups)
+    }
+    return this.writeLock.run(async () => {
+      const conn = this.writeConn
+      const now = Date.now()
+      const optimistic = groups.every((g) => {
+        const t = this.recentConflicts.get(`${g.schema}.${g.table}`)
+        return t === undefined || now - t > 10_000
+      })
+      if (optimistic) {
+        // Fast path: append straight into the target tables. New (tid, ts) keys are the common
+        // case; any overwrite (existing key or a duplicate in the batch) violates the primary
+        // key, and then the whole write is redone through staging + ON CONFLICT.
+        await conn.run('BEGIN TRANSACTION')
+        try {
+          let n = 0
+          for (const g of groups) {
+            n += await this.appendDirect(conn, g)
+          }
+          await conn.run('COMMIT')
+          return n
+        } catch (err) {
+          await rollbackQuietly(conn)
+          if (!isConstraintError(err)) {
+            throw err
+          }
+          for (const g of groups) {
+            this.recentConflicts.set(`${g.schema}.${g.table}`, Date.now())
+          }
+        }
+      }
+      await conn.run('BEGIN TRANSACTION')
+      try {
+        const n = await this.writeStaged(conn, groups)
+        await conn.run('COMMIT')
+        return n
+      } catch (err) {
+        await rollbackQuietly(conn)
+        throw err
+      }
+    })
+  }
+
+  private syncCaches(): void {
+    if (this.cacheEpoch !== this.schemaEpoch) {
+      this.cacheEpoch = this.schemaEpoch
+      this.targets.clear()
+      // staging tables are dropped lazily: their names are simply forgotten and recreated
+      this.staging.clear()
+    }
+  }
+
+  private async targetInfo(conn: DuckDBConnection, schema: string, table: string): Promise<TargetInfo> {
+    this.syncCaches()
+    const key = `${schema}\u0000${table}`
+    let info = this.targets.get(key)
+    if (!info) {
+      const q = this.dialect.quoteString
+      const r = await conn.run(
+        `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = ${q(schema)} AND table_name = ${q(table)} ORDER BY column_index`,
+      )
+      const rows = (await r.convertRows(JSDuckDBValueConverter)) as [string, string][]
+      if (rows.length === 0) {
+        throw new Error(`writeRows: table ${schema}.${table} does not exist`)
+      }
+      info = { names: rows.map((x) => x[0]), types: rows.map((x) => x[1]) }
+      this.targets.set(key, info)
+    }
+    return info
+  }
+
+  private async appendDirect(conn: DuckDBConnection, g: Group): Promise<number> {
+    const info = await this.targetInfo(conn, g.schema, g.table)
+    const src: number[] = info.names.map((name) => {
+      if (g.child && name === '_tid') {
+        return -2
+      }
+      return g.columns.indexOf(name)
+    })
+    for (const name of g.columns) {
+      if (!info.names.includes(name)) {
+        throw new Error(`writeRows: column ${name} not in ${g.schema}.${g.table}`)
+      }
+    }
+    const appender = await conn.createAppender(g.table, g.schema)
+    let n = 0
+    try {
+      const fns = info.names.map((_, i) => appenderFor(appender.columnType(i).typeId))
+      const width = src.length
+      for (const b of g.batches) {
+        const tid = b.tid ?? 0
+        for (const row of b.rows) {
+          for (let i = 0; i < width; i++) {
+            const s = src[i]
+            if (s === -2) {
+              appender.appendInteger(tid)
+              continue
+            }
+            const v = s < 0 ? null : row[s]
+            if (v === null || v === undefined) {
+              appender.appendNull()
+            } else {
+              fns[i](appender, v)
+            }
+          }
+          appender.endRow()
+        }
+        n += b.rows.length
+      }
+      appender.flushSync()
+    } finally {
+      try {
+        appender.closeSync()
+      } catch {
+        // the flush above already reported the error
+      }
+    }
+    return n
+  }
+
+  /** Staging path: append into a TEMP table, then one upsert per group (last row wins). */
+  private async writeStaged(conn: DuckDBConnection, groups: Group[]): Promise<number> {
+    const qi = this.dialect.quoteIdent
+    let n = 0
+    for (const g of groups) {
+      const info = await this.targetInfo(conn, g.schema, g.table)
+      const cols = g.child ? ['_tid', ...g.columns] : [...g.columns]
+      for (const c of cols) {
+        if (!info.names.includes(c)) {
+          throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
+        }
+      }
+      const target = `${qi(g.schema)}.${qi(g.table)}`
+      const skey = `${g.schema}\u0000${g.table}\u0000${cols.join('\u0000')}`
+      let stg = this.staging.get(skey)
+      if (!stg) {
+        stg = `stg_${++this.stagingSeq}`
+        const defs = cols.map((c) => `${qi(c)} ${info.types[info.names.indexOf(c)]}`)
+        await conn.run(`CREATE OR REPLACE TEMP TABLE ${stg} (_seq BIGINT, ${defs.join(', ')})`)
+        this.staging.set(skey, stg)
+      } else {
+        await conn.run(`DELETE FROM temp.main.${stg}`)
+      }
+      const appender = await conn.createAppender(stg, 'main', 'temp')
+      try {
+        const fns = cols.map((_, i) => appenderFor(appender.columnType(i + 1).typeId))
+        const off = g.child ? 1 : 0
+        const width = g.columns.length
+        let seq = 0
+        for (const b of g.batches) {
+          const tid = b.tid ?? 0
+          for (const row of b.rows) {
+            appender.appendBigInt(BigInt(seq++))
+            if (g.child) {
+              appender.appendInteger(tid)
+            }
+            for (let i = 0; i < width; i++) {
+              const v = row[i]
+              if (v === null || v === undefined) {
+                appender.appendNull()
+              } else {
+                fns[i + off](appender, v)
+              }
+            }
+            appender.endRow()
+          }
+          n += b.rows.length
+        }
+        appender.flushSync()
+      } finally {
+        try {
+          appender.closeSync()
+        } catch {
+          // reported by flushSync
+        }
+      }
+      const keys = g.child ? [cols[0], cols[1]] : [cols[0]]
+      const rest = cols.filter((c) => !keys.includes(c))
+      const list = cols.map(qi).join(', ')
+      const conflict = rest.length
+        ? `DO UPDATE SET ${rest.map((c) => `${qi(c)} = EXCLUDED.${qi(c)}`).join(', ')}`
+        : 'DO NOTHING'
+      await conn.run(
+        `INSERT INTO ${target} (${list}) SELECT ${list} FROM temp.main.${stg} ` +
+          `QUALIFY row_number() OVER (PARTITION BY ${keys.map(qi).join(', ')} ORDER BY _seq DESC) = 1 ` +
+          `ON CONFLICT (${keys.map(qi).join(', ')}) ${conflict}`,
+      )
+    }
+    return n
+  }
+
+  async healthy(): Promise<boolean> {
+    if (this.closed) {
+      return false
+    }
+    try {
+      await this.query('SELECT 1')
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) {
+      return
+    }
+    await this.writeLock.run(async () => {
+      this.closed = true
+      try {
+        await this.writeConn.run('CHECKPOINT')
+      } catch {
+        // in-memory databases and read-only files have nothing to checkpoint
+      }
+      this.writeConn.closeSync()
+      this.pool.closeAll()
+      this.instance.closeSync()
+    })
+  }
+}
+
+async function execOn(
+  c: DuckDBConnection,
+  sql: string,
+  opts: QueryOptions | undefined,
+  after: () => void,
+): Promise<number> {
+  const stop = watchAbort(c, opts?.signal)
+  try {
+    const r = await c.run(sql)
+    return r.rowsChanged
+  } finally {
+    stop()
+    after()
+  }
+}
+
+async function* streamOn(c: DuckDBConnection, sql: string, opts?: QueryOptions): AsyncGenerator<RowChunk> {
+  const target = Math.max(1, opts?.chunkRows ?? 4096)
+  const result = await c.stream(sql)
+  let buf: unknown[][] = []
+  for (;;) {
+    if (opts?.signal?.aborted) {
+      throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('query aborted')
+    }
+    const chunk = await result.fetchChunk()
+    if (!chunk || chunk.rowCount === 0) {
+      break
+    }
+    const rows = chunk.convertRows(JSDuckDBValueConverter) as unknown[][]
+    if (buf.length === 0 && rows.length >= target) {
+      // common case: DuckDB's own chunk (2048 rows) already fills a chunk
+      for (let i = 0; i < rows.length; i += target) {
+        yield i === 0 && rows.length <= target ? rows : rows.slice(i, i + target)
+      }
+      continue
+    }
+    for (const r of rows) {
+      buf.push(r)
+      if (buf.length >= target) {
+        yield buf
+        buf = []
+      }
+    }
+  }
+  if (buf.length > 0) {
+    yield buf
+  }
+}
+
+/** Interrupts the running statement when the signal fires; returns the unsubscribe function. */
+function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
+  if (!signal) {
+    return () => {}
+  }
+  if (signal.aborted) {
+    throw signal.reason instanceof Error ? signal.reason : new Error('query aborted')
+  }
+  const onAbort = (): void => c.interrupt()
+  signal.addEventListener('abort', onAbort, { once: true })
+  return () => signal.removeEventListener('abort', onAbort)
+}
+
+async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
+  try {
+    await c.run('ROLLBACK')
+  } catch {
+    // no transaction active (it may already have been rolled back by DuckDB)
+  }
+}
+
+function isConstraintError(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err)
+  return /constraint|duplicate key/i.test(msg)
+}
+
+export async function openDuckDBEngine(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
+  return DuckDBEngine.open(path, opts)
+}
