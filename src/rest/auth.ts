@@ -46,8 +46,8 @@ export function parseAuthorization(header: string | undefined | null): Credentia
   return AUTH_ERRORS.invalidType
 }
 
-export function isFailure(x: Credentials | RestFailure | { user: string }): x is RestFailure {
-  return 'status' in x
+export function isFailure<T extends object>(x: T | RestFailure): x is RestFailure {
+  return 'status' in x && 'desc' in x
 }
 
 /**

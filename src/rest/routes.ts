@@ -3,15 +3,51 @@ import type { AppConfig } from '../config/types.js'
 import type { Logger } from '../logger.js'
 import type { SqlExecutor } from '../sql/result.js'
 import type { Storage } from '../storage/index.js'
+import { createAuthenticator } from './auth.js'
+import { handleLogin, handleLoginMalformed } from './login.js'
+import { paused } from './respond.js'
+import { handleSql } from './sql-handler.js'
+import { handleVgidGet, handleVgidPost } from './vgid.js'
+
+/** The memory gate as /rest needs it (src/monitor/gate.ts `Gate` satisfies this). */
+export interface RestGate {
+  allPaused(): boolean
+  queryPaused(): boolean
+}
 
 export interface RestDeps {
   config: AppConfig
   storage: Storage
   sql: SqlExecutor
   logger: Logger
+  /** optional: without it nothing is ever paused */
+  gate?: RestGate
 }
 
-/** Routes under `/rest`: `/rest/sql[/{db}]`, `/rest/sql/{db}/vgid`, `/rest/vgid`, `/rest/login/...`. */
-export function createRestRoutes(_deps: RestDeps): Hono {
-  return new Hono()
+/**
+ * Routes under `/rest` (full paths, mount at the root): `/rest/sql[/{db}]`, `/rest/sql/{db}/vgid`,
+ * `/rest/vgid`, `/rest/login/{user}/{password}`.
+ */
+export function createRestRoutes(deps: RestDeps): Hono {
+  const app = new Hono()
+  const auth = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
+
+  // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1).
+  app.use('/rest/*', async (c, next) => {
+    if (deps.gate?.allPaused() === true) {
+      return paused('memory exceeds threshold')
+    }
+    await next()
+  })
+
+  app.post('/rest/sql', (c) => handleSql(c, deps, auth))
+  // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
+  app.post('/rest/sql/', (c) => handleSql(c, deps, auth))
+  app.post('/rest/sql/:db/vgid', (c) => handleVgidPost(c, deps, auth))
+  app.post('/rest/sql/:db', (c) => handleSql(c, deps, auth))
+  app.get('/rest/vgid', (c) => handleVgidGet(c, deps, auth))
+  app.get('/rest/login/:user/:password', (c) => handleLogin(c, deps))
+  app.get('/rest/login/*', () => handleLoginMalformed())
+  app.get('/rest/login', () => handleLoginMalformed())
+  return app
 }

@@ -1,0 +1,129 @@
+import type { Context } from 'hono'
+import type { SqlResult } from '../sql/result.js'
+import type { Authenticator } from './auth.js'
+import { isFailure } from './auth.js'
+import { encodeQueryBody, execBody, JSON_CONTENT_TYPE } from './encode.js'
+import { parseReqId, parseTz } from './params.js'
+import { dbError, failure, jsonText, paused } from './respond.js'
+import type { RestDeps } from './routes.js'
+
+const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
+const NO_SQL = { status: 400, code: 4359, desc: 'no sql input' }
+
+/** Flush threshold: taosAdapter flushes roughly every 16 KB; fewer, larger writes are cheaper. */
+const FLUSH_BYTES = 16 * 1024
+
+/** Passwords must never reach the logs (`CREATE USER u PASS '...'`, `ALTER USER u PASS '...'`). */
+export function redactSql(sql: string): string {
+  return sql.replace(/(\bpass\s+)(['"`])(?:\\.|(?!\2).)*\2/gi, '$1$2***$2')
+}
+
+/**
+ * Memory gate hook, checked BEFORE executing (taosAdapter checks after, so a refused query had
+ * already run; we refuse without running it). Only statements with a result set are queries;
+ * writes and DDL pass while only the query threshold is exceeded.
+ */
+export function queryGateRefuses(deps: RestDeps, sql: string): boolean {
+  if (deps.gate === undefined || !deps.gate.queryPaused()) {
+    return false
+  }
+  try {
+    return deps.sql.classify(sql) === 'query'
+  } catch {
+    // unparsable SQL: let execute() report the syntax error
+    return false
+  }
+}
+
+/**
+ * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth -> tz -> req_id -> body -> gate ->
+ * execute -> exec body or streamed query body (adapter-behaviour 2.4).
+ */
+export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
+  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
+  if (isFailure(who)) {
+    return failure(who)
+  }
+  const tz = parseTz(c.req.query('tz'))
+  if (isFailure(tz)) {
+    return failure(tz)
+  }
+  const reqId = parseReqId(c.req.query('req_id'))
+  if (isFailure(reqId)) {
+    return failure(reqId)
+  }
+  const raw = await c.req.text()
+  if (raw.length === 0) {
+    return failure(EMPTY_BODY)
+  }
+  const sql = raw.trim()
+  if (sql === '') {
+    return failure(NO_SQL)
+  }
+  if (queryGateRefuses(deps, sql)) {
+    return paused('query memory exceeds threshold')
+  }
+  const db = c.req.param('db')
+  const defaultDb = db === undefined || db === '' ? undefined : db
+  const log = deps.logger
+  if (deps.config.log.enableRecordHttpSql || log.isLevelEnabled('debug')) {
+    log.debug({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
+  }
+  let result: SqlResult
+  try {
+    result = await deps.sql.execute(sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
+  } catch (err) {
+    log.debug({ err, reqId: reqId.reqId.toString() }, 'rest sql failed')
+    return dbError(err, deps.config.httpCodeServerError)
+  }
+  if (result.kind === 'exec') {
+    return jsonText(execBody(result.affectedRows), 200)
+  }
+  const parts = encodeQueryBody(result, { tz: tz.tz, rowLimit: deps.config.restfulRowLimit })
+  // The first engine chunk is fetched before the status line is sent, so errors raised when the
+  // query starts producing rows still get a proper error body instead of a cut-off 200.
+  let first: IteratorResult<string, void>
+  try {
+    first = await parts.next()
+  } catch (err) {
+    log.debug({ err, reqId: reqId.reqId.toString() }, 'rest sql failed on first chunk')
+    return dbError(err, deps.config.httpCodeServerError)
+  }
+  if (first.done === true) {
+    // unreachable: the encoder always yields the closing part
+    return jsonText('', 500)
+  }
+  const encoder = new TextEncoder()
+  let buffered = first.value
+  let finished = false
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        while (!finished && buffered.length < FLUSH_BYTES) {
+          const n = await parts.next()
+          if (n.done === true) {
+            finished = true
+          } else {
+            buffered += n.value
+          }
+        }
+        if (buffered !== '') {
+          controller.enqueue(encoder.encode(buffered))
+          buffered = ''
+        }
+        if (finished) {
+          controller.close()
+        }
+      } catch (err) {
+        // Mid-stream failure after the 200 went out: cut the body so the client sees a broken
+        // response instead of a well-formed, silently truncated one (taosAdapter's bug).
+        log.error({ err, reqId: reqId.reqId.toString() }, 'rest sql failed while streaming')
+        controller.error(err)
+      }
+    },
+    async cancel() {
+      await parts.return(undefined)
+    },
+  })
+  return new Response(body, { status: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE } })
+}

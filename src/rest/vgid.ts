@@ -1,0 +1,70 @@
+import type { Context } from 'hono'
+import { dbNotExist } from '../sql/errors.js'
+import { vgroupOf } from '../sql/vgroup.js'
+import type { DatabaseInfo } from '../storage/types.js'
+import type { Authenticator } from './auth.js'
+import { isFailure } from './auth.js'
+import { errorBody } from './encode.js'
+import { dbError, failure, jsonText } from './respond.js'
+import type { RestDeps } from './routes.js'
+
+const ILLEGAL_PARAMS = { status: 400, code: 65535, desc: 'illegal params' }
+
+/** Database names are case-insensitive unless back-quoted; the catalog holds normalised names. */
+function lookupDb(deps: RestDeps, name: string): DatabaseInfo {
+  const quoted = /^`(.+)`$/.exec(name)
+  const info = quoted
+    ? deps.storage.catalog.getDatabase(quoted[1])
+    : (deps.storage.catalog.getDatabase(name) ?? deps.storage.catalog.getDatabase(name.toLowerCase()))
+  if (info === undefined) {
+    throw dbNotExist(name)
+  }
+  return info
+}
+
+/** `GET /rest/vgid?db=&table=` -> `{"code":0,"vgID":N}` (the seed's form). */
+export async function handleVgidGet(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
+  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
+  if (isFailure(who)) {
+    return failure(who)
+  }
+  const db = c.req.query('db') ?? ''
+  const table = c.req.query('table') ?? ''
+  if (db === '' || table === '') {
+    return failure(ILLEGAL_PARAMS)
+  }
+  try {
+    const vg = vgroupOf(lookupDb(deps, db), table)
+    return jsonText(`{"code":0,"vgID":${vg}}`, 200)
+  } catch (err) {
+    return dbError(err, deps.config.httpCodeServerError)
+  }
+}
+
+/** `POST /rest/sql/{db}/vgid` with a JSON array of table names -> `{"code":0,"vgIDs":[...]}`. */
+export async function handleVgidPost(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
+  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
+  if (isFailure(who)) {
+    return failure(who)
+  }
+  const db = c.req.param('db') ?? ''
+  let tables: unknown
+  try {
+    tables = JSON.parse(await c.req.text())
+  } catch (err) {
+    return jsonText(errorBody(65535, (err as Error).message), 400)
+  }
+  if (!Array.isArray(tables) || !tables.every((t) => typeof t === 'string')) {
+    return jsonText(errorBody(65535, 'body must be a JSON array of table names'), 400)
+  }
+  if (db === '' || tables.length === 0) {
+    return failure(ILLEGAL_PARAMS)
+  }
+  try {
+    const info = lookupDb(deps, db)
+    const ids = (tables as string[]).map((t) => vgroupOf(info, t))
+    return jsonText(`{"code":0,"vgIDs":[${ids.join(',')}]}`, 200)
+  } catch (err) {
+    return dbError(err, deps.config.httpCodeServerError)
+  }
+}
