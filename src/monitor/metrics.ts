@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Metric } from 'prom-client'
+import type { Metric, OpenMetricsContentType } from 'prom-client'
 
 export type HttpLabel = 'method' | 'route' | 'status'
 
@@ -82,9 +82,10 @@ export async function renderMetrics(
   if (!openMetrics) {
     return { contentType: PROMETHEUS_CONTENT_TYPE, body: await registry.metrics() }
   }
-  const view = new Registry(OPENMETRICS_CONTENT_TYPE)
+  const view = new Registry<OpenMetricsContentType>()
+  view.setContentType(OPENMETRICS_CONTENT_TYPE)
   for (const metric of registry.getMetricsAsArray()) {
-    view.registerMetric(metricView(metric))
+    view.registerMetric(metricView(metric as unknown as MetricLike))
   }
   return { contentType: OPENMETRICS_CONTENT_TYPE, body: await view.metrics() }
 }
@@ -95,8 +96,7 @@ interface MetricLike {
   get(): Promise<{ name: string }>
 }
 
-function metricView(metric: Metric): Metric {
-  const source = metric as unknown as MetricLike
+function metricView(source: MetricLike): Metric {
   const view = {
     name: source.name,
     // the view registry decides OpenMetrics counter naming by `type`

@@ -1,0 +1,75 @@
+import { Writable } from 'node:stream'
+import { Hono } from 'hono'
+import { pino } from 'pino'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { Logger } from '../../logger.js'
+import { accessLog } from './access-log.js'
+import { requestId } from './request-id.js'
+
+function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line) {
+          lines.push(JSON.parse(line) as Record<string, unknown>)
+        }
+      }
+      cb()
+    },
+  })
+  return { logger: pino({ level: 'info' }, sink), lines }
+}
+
+describe('accessLog middleware', () => {
+  let app: Hono
+  let lines: Record<string, unknown>[]
+
+  beforeEach(() => {
+    const cap = captureLogger()
+    lines = cap.lines
+    let t = 1000
+    app = new Hono()
+    app.use(requestId({ generator: () => 'rid-1' }))
+    // each call of the clock advances 2.5 ms, so latency is exactly 2.5
+    app.use(accessLog({ logger: cap.logger, now: () => (t += 2.5) }))
+    app.get('/ok', (c) => {
+      c.get('log').info('inside handler')
+      return c.text('ok')
+    })
+    app.get('/boom', () => {
+      throw new Error('boom')
+    })
+    app.onError((_err, c) => c.text('failed', 500))
+  })
+
+  it('writes one line per request with status, latency, ip, method and uri', async () => {
+    await app.request('/ok?a=1&b=%20', { headers: { 'X-Forwarded-For': '10.1.2.3, 10.0.0.1' } })
+    const access = lines.filter((l) => l.msg === 'request')
+    expect(access).toHaveLength(1)
+    expect(access[0]).toMatchObject({
+      reqId: 'rid-1',
+      status: 200,
+      latencyMs: 2.5,
+      clientIp: '10.1.2.3',
+      method: 'GET',
+      uri: '/ok?a=1&b=%20',
+    })
+  })
+
+  it('gives handlers a child logger carrying the request id', async () => {
+    await app.request('/ok')
+    const inner = lines.find((l) => l.msg === 'inside handler')
+    expect(inner?.reqId).toBe('rid-1')
+  })
+
+  it('logs the final status of failed and unknown requests', async () => {
+    await app.request('/boom', { method: 'GET' })
+    await app.request('/nope', { method: 'POST' })
+    const access = lines.filter((l) => l.msg === 'request')
+    expect(access.map((l) => [l.status, l.method, l.uri])).toEqual([
+      [500, 'GET', '/boom'],
+      [404, 'POST', '/nope'],
+    ])
+  })
+})
