@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { openStorage } from '../../src/storage/index.js'
+import { runStorageSuite } from './storage.case.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'db-adapter-storage-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+runStorageSuite('duckdb in memory', () => openStorage('duckdb::memory:', { rootPassword: 'taosdata' }))
+
+// a nested path checks that openStorage creates the parent directories
+const file = join(dir, 'nested', 'deeper', 'db.duckdb')
+runStorageSuite('duckdb file', () => openStorage(`duckdb:${file}`, { rootPassword: 'taosdata' }), {
+  persistent: true,
+})
+
+describe('openStorage', () => {
+  it('creates the file and parent directories, root password only at first start', async () => {
+    const path = join(dir, 'a', 'b', 'first.duckdb')
+    const s1 = await openStorage(`duckdb:${path}`, { rootPassword: 'first-secret' })
+    expect(existsSync(path)).toBe(true)
+    expect(await s1.catalog.verifyUser('root', 'first-secret')).toBe(true)
+    expect(await s1.catalog.verifyUser('root', 'taosdata')).toBe(false)
+    await s1.close()
+    // later starts keep the stored password (changed with ALTER USER, not by the setting)
+    const s2 = await openStorage(`duckdb:${path}`, { rootPassword: 'other' })
+    expect(await s2.catalog.verifyUser('root', 'first-secret')).toBe(true)
+    expect(await s2.engine.healthy()).toBe(true)
+    await s2.close()
+    expect(await s2.engine.healthy()).toBe(false)
+    await expect(s2.engine.query('SELECT 1')).rejects.toThrow(/closed/)
+  })
+
+  it('rejects unknown URLs naming the URL', async () => {
+    await expect(openStorage('mysql://x', { rootPassword: 'p' })).rejects.toThrow(/unsupported storage URL "mysql:\/\/x"/)
+  })
+})
