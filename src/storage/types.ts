@@ -123,8 +123,11 @@ export interface Dialect {
   /** cast a physical value to text */
   castText(expr: string): string
   /** aggregates whose spelling differs: first/last value by ordering key */
+  /** value at the min/max key, skipping rows where `value` is NULL (FIRST/LAST semantics) */
   argMin(value: string, key: string): string
   argMax(value: string, key: string): string
+  /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
+  argMaxNull?(value: string, key: string): string
   stddevPop(expr: string): string
 }
 

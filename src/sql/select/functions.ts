@@ -1,0 +1,131 @@
+import type { TdType } from '../../storage/types.js'
+
+/** A value type as REST `column_meta` reports it. */
+export interface TypeInfo {
+  type: TdType | 'NULL'
+  length: number
+}
+
+export type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system'
+
+export interface FuncSpec {
+  name: string
+  kind: FuncKind
+  minArgs: number
+  maxArgs: number
+  /** result type from the argument types */
+  result(args: TypeInfo[]): TypeInfo
+}
+
+export const TYPE_LENGTH: Record<TdType | 'NULL', number> = {
+  NULL: 1,
+  BOOL: 1,
+  TINYINT: 1,
+  SMALLINT: 2,
+  INT: 4,
+  BIGINT: 8,
+  'TINYINT UNSIGNED': 1,
+  'SMALLINT UNSIGNED': 2,
+  'INT UNSIGNED': 4,
+  'BIGINT UNSIGNED': 8,
+  FLOAT: 4,
+  DOUBLE: 8,
+  VARCHAR: 0,
+  NCHAR: 0,
+  TIMESTAMP: 8,
+  JSON: 4095,
+}
+
+export function fixed(type: TdType | 'NULL'): TypeInfo {
+  return { type, length: TYPE_LENGTH[type] }
+}
+
+export function isSignedInt(t: TypeInfo['type']): boolean {
+  return t === 'TINYINT' || t === 'SMALLINT' || t === 'INT' || t === 'BIGINT' || t === 'BOOL'
+}
+
+export function isUnsignedInt(t: TypeInfo['type']): boolean {
+  return t === 'TINYINT UNSIGNED' || t === 'SMALLINT UNSIGNED' || t === 'INT UNSIGNED' || t === 'BIGINT UNSIGNED'
+}
+
+export function isNumeric(t: TypeInfo['type']): boolean {
+  return isSignedInt(t) || isUnsignedInt(t) || t === 'FLOAT' || t === 'DOUBLE' || t === 'TIMESTAMP'
+}
+
+export function isString(t: TypeInfo['type']): boolean {
+  return t === 'VARCHAR' || t === 'NCHAR'
+}
+
+const same = (args: TypeInfo[]): TypeInfo => args[0] ?? fixed('NULL')
+const double = (): TypeInfo => fixed('DOUBLE')
+const bigint = (): TypeInfo => fixed('BIGINT')
+
+/** SUM: BIGINT for signed integers, BIGINT UNSIGNED for unsigned, DOUBLE for floats (section 6.1). */
+function sumType(args: TypeInfo[]): TypeInfo {
+  const t = args[0]?.type
+  if (t !== undefined && isUnsignedInt(t)) {
+    return fixed('BIGINT UNSIGNED')
+  }
+  if (t !== undefined && isSignedInt(t)) {
+    return fixed('BIGINT')
+  }
+  return fixed('DOUBLE')
+}
+
+function concatType(args: TypeInfo[]): TypeInfo {
+  const nchar = args.some((a) => a.type === 'NCHAR')
+  return { type: nchar ? 'NCHAR' : 'VARCHAR', length: args.reduce((n, a) => n + (isString(a.type) ? a.length : 20), 0) }
+}
+
+const SPECS: FuncSpec[] = [
+  // aggregates (section 6.1)
+  { name: 'count', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: bigint },
+  { name: 'avg', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'sum', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: sumType },
+  { name: 'spread', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'stddev', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'stddev_pop', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  // selection functions (section 6.2): one row's value, so plain columns may ride along
+  { name: 'min', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'max', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'first', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'last', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'last_row', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  // scalar functions (section 6.4, the common subset)
+  { name: 'abs', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'ceil', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'floor', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'round', kind: 'scalar', minArgs: 1, maxArgs: 2, result: same },
+  { name: 'sqrt', kind: 'scalar', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'pow', kind: 'scalar', minArgs: 2, maxArgs: 2, result: double },
+  { name: 'log', kind: 'scalar', minArgs: 1, maxArgs: 2, result: double },
+  { name: 'lower', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'upper', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'ltrim', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'rtrim', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'length', kind: 'scalar', minArgs: 1, maxArgs: 1, result: bigint },
+  { name: 'char_length', kind: 'scalar', minArgs: 1, maxArgs: 1, result: bigint },
+  { name: 'concat', kind: 'scalar', minArgs: 2, maxArgs: 8, result: concatType },
+  { name: 'coalesce', kind: 'scalar', minArgs: 1, maxArgs: 16, result: same },
+  { name: 'ifnull', kind: 'scalar', minArgs: 2, maxArgs: 2, result: same },
+  // system functions (section 6.5), evaluated at plan time
+  { name: 'server_version', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 30 }) },
+  { name: 'client_version', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 30 }) },
+  { name: 'server_status', kind: 'system', minArgs: 0, maxArgs: 0, result: () => fixed('INT') },
+  { name: 'database', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 63 }) },
+  { name: 'current_user', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 22 }) },
+  { name: 'user', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 22 }) },
+  { name: 'timezone', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 64 }) },
+  { name: 'now', kind: 'system', minArgs: 0, maxArgs: 0, result: () => fixed('TIMESTAMP') },
+  { name: 'today', kind: 'system', minArgs: 0, maxArgs: 0, result: () => fixed('TIMESTAMP') },
+]
+
+export const FUNCTIONS: ReadonlyMap<string, FuncSpec> = new Map(SPECS.map((s) => [s.name, s]))
+
+/** The version every version function reports; must start with `3` (Grafana picks its endpoint by it). */
+export const SERVER_VERSION = '3.3.6.0'
+
+export function isAggregateName(name: string): boolean {
+  const k = FUNCTIONS.get(name)?.kind
+  return k === 'aggregate' || k === 'selection'
+}

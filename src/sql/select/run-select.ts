@@ -1,0 +1,73 @@
+import type { Storage } from '../../storage/index.js'
+import { TD, TdError } from '../errors.js'
+import type { SqlContext, SqlResult } from '../result.js'
+import { systemTable } from '../system-tables.js'
+import type { SelectStmt } from './ast.js'
+import { planSelect, type SelectPlan } from './plan-select.js'
+import { fillWindows } from './window.js'
+
+export interface SelectEnv {
+  storage: Storage
+  ctx: SqlContext
+  /** epoch ms clock for NOW/TODAY (tests fix it) */
+  now?: () => number
+}
+
+/**
+ * Runs a SELECT: plans it against the catalog, streams the backend rows chunk by chunk and
+ * converts each value to its result.ts form. Only FILL keeps state (one gap of windows).
+ */
+export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<SqlResult> {
+  const plan = planSelect(select, {
+    catalog: env.storage.catalog,
+    dialect: env.storage.engine.dialect,
+    ctx: env.ctx,
+    nowMs: env.now?.() ?? Date.now(),
+    systemTable,
+  })
+  const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
+  const raw = backendRows(env.storage, plan, opts)
+  return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows: convertRows(raw, plan) }
+}
+
+async function* backendRows(storage: Storage, plan: SelectPlan, opts: { signal?: AbortSignal }): AsyncIterable<unknown[][]> {
+  try {
+    for await (const chunk of storage.engine.stream(plan.sql, opts)) {
+      yield chunk
+    }
+  } catch (err) {
+    if (err instanceof TdError) {
+      throw err
+    }
+    // never leak backend error codes; keep the backend text for the operator
+    throw new TdError(TD.GENERIC, `Query failed: ${(err as Error).message}`, { cause: err })
+  }
+}
+
+async function* convertRows(src: AsyncIterable<unknown[][]>, plan: SelectPlan): AsyncIterable<unknown[][]> {
+  const width = plan.columns.length
+  const conv = plan.convert
+  const converted = async function* (): AsyncIterable<unknown[][]> {
+    for await (const chunk of src) {
+      const out = new Array<unknown[]>(chunk.length)
+      for (let r = 0; r < chunk.length; r++) {
+        const row = chunk[r]
+        // hidden columns (window start, partition keys) stay for FILL; values keep their raw form there
+        const o = plan.fill === undefined ? new Array<unknown>(width) : row.slice()
+        for (let i = 0; i < width; i++) {
+          o[i] = conv[i](row[i])
+        }
+        if (plan.fill !== undefined) {
+          o[plan.fill.wIndex] = typeof row[plan.fill.wIndex] === 'bigint' ? row[plan.fill.wIndex] : BigInt(row[plan.fill.wIndex] as number)
+        }
+        out[r] = o
+      }
+      yield out
+    }
+  }
+  if (plan.fill === undefined) {
+    yield* converted()
+    return
+  }
+  yield* fillWindows(converted(), { ...plan.fill, convert: conv, width })
+}
