@@ -268,14 +268,25 @@ describe('environment names', () => {
     })
   })
 
-  it('CORS names in another case or with the usual prefix pattern are not read', () => {
-    const { config } = load([], {
+  it('CORS names in another case or with the usual prefix pattern are not read, and are reported', () => {
+    const { config, warnings } = load([], {
       DB_ADAPTER_CORS_ALLOW_CREDENTIALS: 'true',
       DB_ADAPTER_CORS_ALLOW_WEBSOCKETS: 'true',
       DB_ADAPTER_CORS_ALLOW_HEADERS: 'X-A',
       DB_ADAPTER_EXPOSE_HEADERS: 'X-C',
     })
     expect(config.cors).toEqual(SPEC_DEFAULTS.cors)
+    expect(warnings).toContain(
+      'unknown variable env DB_ADAPTER_CORS_ALLOW_CREDENTIALS is ignored (did you mean DB_ADAPTER_CORS_ALLOW_Credentials?)',
+    )
+    expect(warnings).toContain('unknown variable env DB_ADAPTER_CORS_ALLOW_HEADERS is ignored')
+  })
+
+  it('a misspelt DB_ADAPTER_ variable in .env is reported, other variables are not', () => {
+    const { warnings, cwd } = load([], { HOME: '/root', PORT: '1' }, { '.env': 'DB_ADAPTER_PROT=1\nOTHER=2\n' })
+    expect(warnings.filter((w) => w.startsWith('unknown variable'))).toEqual([
+      `unknown variable DB_ADAPTER_PROT in ${path.join(cwd, '.env')} is ignored`,
+    ])
   })
 
   it('the additions have their own names', () => {

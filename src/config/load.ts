@@ -112,8 +112,18 @@ function cliLayer(values: Map<string, string[]>): Layer {
   return layer
 }
 
+const KNOWN_ENV = new Set(DEFS.flatMap((d) => d.env))
+const KNOWN_ENV_BY_LOWER = new Map([...KNOWN_ENV].map((n) => [n.toLowerCase(), n]))
+
 /** The process environment or a parsed `.env`; an empty value counts as unset (as in viper). */
 function envLayer(source: Record<string, string | undefined>, where: (name: string) => string, warnings: string[]): Layer {
+  // A misspelt variable would otherwise be ignored silently; the CORS names' mixed case makes this likely.
+  for (const name of Object.keys(source)) {
+    if (/^DB_(ADAPTER|MONITOR)_/i.test(name) && !KNOWN_ENV.has(name)) {
+      const near = KNOWN_ENV_BY_LOWER.get(name.toLowerCase())
+      warnings.push(`unknown variable ${where(name)} is ignored${near ? ` (did you mean ${near}?)` : ''}`)
+    }
+  }
   const layer: Layer = new Map()
   for (const def of DEFS) {
     const present = def.env.filter((name) => (source[name] ?? '') !== '')
