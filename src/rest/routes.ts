@@ -25,29 +25,29 @@ export interface RestDeps {
 }
 
 /**
- * Routes under `/rest` (full paths, mount at the root): `/rest/sql[/{db}]`, `/rest/sql/{db}/vgid`,
- * `/rest/vgid`, `/rest/login/{user}/{password}`.
+ * Routes under `/rest` (paths relative to the `/rest` mount point of src/http/app.ts):
+ * `/rest/sql[/{db}]`, `/rest/sql/{db}/vgid`, `/rest/vgid`, `/rest/login/{user}/{password}`.
  */
 export function createRestRoutes(deps: RestDeps): Hono {
   const app = new Hono()
   const auth = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
 
   // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1).
-  app.use('/rest/*', async (c, next) => {
+  app.use('*', async (c, next) => {
     if (deps.gate?.allPaused() === true) {
       return paused('memory exceeds threshold')
     }
     await next()
   })
 
-  app.post('/rest/sql', (c) => handleSql(c, deps, auth))
+  app.post('/sql', (c) => handleSql(c, deps, auth))
   // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
-  app.post('/rest/sql/', (c) => handleSql(c, deps, auth))
-  app.post('/rest/sql/:db/vgid', (c) => handleVgidPost(c, deps, auth))
-  app.post('/rest/sql/:db', (c) => handleSql(c, deps, auth))
-  app.get('/rest/vgid', (c) => handleVgidGet(c, deps, auth))
-  app.get('/rest/login/:user/:password', (c) => handleLogin(c, deps))
-  app.get('/rest/login/*', () => handleLoginMalformed())
-  app.get('/rest/login', () => handleLoginMalformed())
+  app.post('/sql/', (c) => handleSql(c, deps, auth))
+  app.post('/sql/:db/vgid', (c) => handleVgidPost(c, deps, auth))
+  app.post('/sql/:db', (c) => handleSql(c, deps, auth))
+  app.get('/vgid', (c) => handleVgidGet(c, deps, auth))
+  app.get('/login/:user/:password', (c) => handleLogin(c, deps))
+  app.get('/login/*', () => handleLoginMalformed())
+  app.get('/login', () => handleLoginMalformed())
   return app
 }

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import {
+  ddlCases,
+  dropCases,
+  httpCodeCases,
+  insertCases,
+  largeResultCase,
+  restCases,
+  rowLimitCases,
+  selectCases,
+  showCases,
+  systemCases,
+  userCases,
+} from './cases.js'
+import type { Case, Server } from './harness.js'
+import { runCase, startServer } from './harness.js'
+
+/**
+ * The /rest/sql conformance suite, backend-neutral: every case goes through the real HTTP
+ * server (startAdapter on port 0) and compares the response with what TDengine clients expect.
+ * `storageUrl` is called once per server started (three: default settings,
+ * httpCodeServerError=true, restfulRowLimit=2); each uses its own database names.
+ */
+export function runConformance(name: string, storageUrl: () => Promise<string> | string): void {
+  describe(`/rest/sql conformance on ${name}`, () => {
+    describe('default settings', () => {
+      let server: Server | undefined
+      beforeAll(async () => {
+        server = await startServer(await storageUrl(), (c) => {
+          c.rest.tokens = ['cftoken=root']
+        })
+      })
+      afterAll(async () => {
+        await server?.stop()
+      })
+      const groups: Array<[string, Case[]]> = [
+        ['system functions', systemCases()],
+        ['databases, tables, DESCRIBE', ddlCases()],
+        ['INSERT', insertCases()],
+        ['SHOW', showCases()],
+        ['SELECT', selectCases()],
+        ['large result', largeResultCase()],
+        ['users', userCases()],
+        ['auth, parameters, vgid', restCases()],
+        ['DROP', dropCases()],
+      ]
+      for (const [group, cases] of groups) {
+        describe(group, () => {
+          for (const c of cases) {
+            it(c.name, async () => {
+              await runCase((server as Server).url, c)
+            })
+          }
+        })
+      }
+    })
+
+    describe('httpCodeServerError=true', () => {
+      let server: Server | undefined
+      beforeAll(async () => {
+        server = await startServer(await storageUrl(), (c) => {
+          c.httpCodeServerError = true
+        })
+      })
+      afterAll(async () => {
+        await server?.stop()
+      })
+      for (const c of httpCodeCases()) {
+        it(c.name, async () => {
+          await runCase((server as Server).url, c)
+        })
+      }
+    })
+
+    describe('restfulRowLimit=2', () => {
+      let server: Server | undefined
+      beforeAll(async () => {
+        server = await startServer(await storageUrl(), (c) => {
+          c.restfulRowLimit = 2
+        })
+      })
+      afterAll(async () => {
+        await server?.stop()
+      })
+      for (const c of rowLimitCases()) {
+        it(c.name, async () => {
+          await runCase((server as Server).url, c)
+        })
+      }
+    })
+  })
+}

@@ -1,0 +1,3 @@
+import { runConformance } from './conformance.case.js'
+
+runConformance('DuckDB (in memory)', () => 'duckdb::memory:')
