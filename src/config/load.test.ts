@@ -423,6 +423,11 @@ describe('TOML file', () => {
     expect(err.message).toMatch(/^invalid TOML in .*adapter\.toml at line 3, column \d+: /)
   })
 
+  it('a config path that is a directory, or a .env that is a directory, is an error', () => {
+    expect(loadError(['-c', 'conf'], {}, { 'conf/x.toml': '' }).message).toMatch(/^config file ".*conf" is not a regular file$/)
+    expect(loadError([], {}, { '.env/x': '' }).message).toMatch(/^\.env file ".*\.env" is not a regular file$/)
+  })
+
   it('unknown keys and sections are warnings, not errors', () => {
     const { warnings, config } = load([], {}, { 'adapter.toml': 'bogus = 1\nconfig = "/x.toml"\n[ssl]\nenable = true\n[log]\nnope = 2\n' })
     expect(config.config).not.toBe('/x.toml')

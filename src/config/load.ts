@@ -83,7 +83,7 @@ export function loadConfig(
 
   const dotenvPath = path.join(cwd, '.env')
   const dotenv = existsSync(dotenvPath)
-    ? envLayer(parseDotenv(readFileSync(dotenvPath, 'utf8')), (name) => `${name} in ${dotenvPath}`, warnings)
+    ? envLayer(parseDotenv(readText(dotenvPath, '.env file')), (name) => `${name} in ${dotenvPath}`, warnings)
     : new Map<string, Setting>()
   const environment = envLayer(env, (name) => `env ${name}`, warnings)
 
@@ -100,6 +100,20 @@ export function defaultConfig(): AppConfig {
 }
 
 // ---- sources -----------------------------------------------------------------------------------
+
+function readText(file: string, what: string): string {
+  try {
+    if (!statSync(file).isFile()) {
+      throw new ConfigError(`${what} "${file}" is not a regular file`)
+    }
+    return readFileSync(file, 'utf8')
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      throw err
+    }
+    throw new ConfigError(`cannot read ${what} "${file}": ${(err as Error).message}`)
+  }
+}
 
 function cliLayer(values: Map<string, string[]>): Layer {
   const layer: Layer = new Map()
@@ -147,21 +161,16 @@ const BY_TOML_KEY = new Map<string, FlagDef>(
 )
 
 function tomlLayer(filePath: string, warnings: string[]): Layer {
+  const text = readText(filePath, 'config file')
   let doc: Record<string, unknown>
   try {
-    if (!statSync(filePath).isFile()) {
-      throw new ConfigError(`config file "${filePath}" is not a regular file`)
-    }
-    doc = parseToml(readFileSync(filePath, 'utf8'))
+    doc = parseToml(text)
   } catch (err) {
     if (err instanceof TomlError) {
       const reason = err.message.split('\n')[0].replace(/^Invalid TOML document: /, '')
       throw new ConfigError(`invalid TOML in ${filePath} at line ${err.line}, column ${err.column}: ${reason}`)
     }
-    if (err instanceof ConfigError) {
-      throw err
-    }
-    throw new ConfigError(`cannot read config file "${filePath}": ${(err as Error).message}`)
+    throw err
   }
 
   const layer: Layer = new Map()
