@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { openCatalog } from '../../src/sql/catalog.js'
+import { openDuckDBEngine } from '../../src/storage/duckdb/engine.js'
 import { openStorage } from '../../src/storage/index.js'
 import { runStorageSuite } from './storage.case.js'
 
@@ -9,6 +11,13 @@ const dir = mkdtempSync(join(tmpdir(), 'db-adapter-storage-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 runStorageSuite('duckdb in memory', () => openStorage('duckdb::memory:', { rootPassword: 'taosdata' }))
+
+// the same suite with every write going through staging + ON CONFLICT (no optimistic append)
+runStorageSuite('duckdb in memory, staged writes only', async () => {
+  const engine = await openDuckDBEngine(':memory:', { optimisticAppend: false })
+  const catalog = await openCatalog(engine, { rootPassword: 'taosdata' })
+  return { engine, catalog, close: () => engine.close() }
+})
 
 // a nested path checks that openStorage creates the parent directories
 const file = join(dir, 'nested', 'deeper', 'db.duckdb')

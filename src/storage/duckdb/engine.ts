@@ -12,6 +12,11 @@ import { duckdbDialect } from './dialect.js'
 export interface DuckDBEngineOptions {
   /** read connections kept open (writes use one dedicated connection); default 4 */
   readConnections?: number
+  /**
+   * Try a plain append into the target first and fall back to staging + upsert only when a key
+   * already exists (default true). false always stages; kept for tests and measurements.
+   */
+  optimisticAppend?: boolean
 }
 
 /** A promise-chain mutex: callers run strictly one after another, in arrival order. */
@@ -184,6 +189,7 @@ export class DuckDBEngine implements Engine {
     private readonly instance: DuckDBInstance,
     private readonly writeConn: DuckDBConnection,
     readConnections: number,
+    private readonly optimisticAppend: boolean,
   ) {
     this.pool = new ConnectionPool(instance, readConnections)
   }
@@ -191,7 +197,7 @@ export class DuckDBEngine implements Engine {
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
     const instance = await DuckDBInstance.create(path)
     const writeConn = await instance.connect()
-    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4))
+    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4), opts.optimisticAppend ?? true)
   }
 
   private assertOpen(): void {
@@ -298,7 +304,7 @@ export class DuckDBEngine implements Engine {
     return this.writeLock.run(async () => {
       const conn = this.writeConn
       const now = Date.now()
-      const optimistic = groups.every((g) => {
+      const optimistic = this.optimisticAppend && groups.every((g) => {
         const t = this.recentConflicts.get(`${g.schema}.${g.table}`)
         return t === undefined || now - t > 10_000
       })
@@ -403,13 +409,11 @@ export class DuckDBEngine implements Engine {
         n += b.rows.length
       }
       appender.flushSync()
-    } finally {
-      try {
-        appender.closeSync()
-      } catch {
-        // the flush above already reported the error
-      }
+    } catch (err) {
+      discardAppender(appender)
+      throw err
     }
+    appender.closeSync()
     return n
   }
 
@@ -462,13 +466,11 @@ export class DuckDBEngine implements Engine {
           n += b.rows.length
         }
         appender.flushSync()
-      } finally {
-        try {
-          appender.closeSync()
-        } catch {
-          // reported by flushSync
-        }
+      } catch (err) {
+        discardAppender(appender)
+        throw err
       }
+      appender.closeSync()
       const keys = g.child ? [cols[0], cols[1]] : [cols[0]]
       const rest = cols.filter((c) => !keys.includes(c))
       const list = cols.map(qi).join(', ')
@@ -574,6 +576,24 @@ function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
   const onAbort = (): void => c.interrupt()
   signal.addEventListener('abort', onAbort, { once: true })
   return () => signal.removeEventListener('abort', onAbort)
+}
+
+/**
+ * Drops an appender's buffered rows after a failure. Without clear(), the native destructor
+ * (run later by the garbage collector) flushes the leftover rows again and aborts whatever
+ * transaction is running on the connection at that moment.
+ */
+function discardAppender(a: DuckDBAppender): void {
+  try {
+    a.clear()
+  } catch {
+    // nothing buffered
+  }
+  try {
+    a.closeSync()
+  } catch {
+    // the original error is what the caller reports
+  }
 }
 
 async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
