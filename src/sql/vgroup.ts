@@ -28,19 +28,19 @@ export function murmur3_32(bytes: Uint8Array, seed = 0x12345678): number {
   }
   const tail = nblocks * 4
   let k1 = 0
-  switch (len & 3) {
-    case 3:
-      k1 ^= bytes[tail + 2] << 16
-    // falls through
-    case 2:
-      k1 ^= bytes[tail + 1] << 8
-    // falls through
-    case 1:
-      k1 ^= bytes[tail]
-      k1 = Math.imul(k1, c1)
-      k1 = rotl32(k1, 15)
-      k1 = Math.imul(k1, c2)
-      h1 ^= k1
+  const rem = len & 3
+  if (rem === 3) {
+    k1 ^= bytes[tail + 2] << 16
+  }
+  if (rem >= 2) {
+    k1 ^= bytes[tail + 1] << 8
+  }
+  if (rem >= 1) {
+    k1 ^= bytes[tail]
+    k1 = Math.imul(k1, c1)
+    k1 = rotl32(k1, 15)
+    k1 = Math.imul(k1, c2)
+    h1 ^= k1
   }
   h1 ^= len
   h1 ^= h1 >>> 16

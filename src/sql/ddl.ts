@@ -1,0 +1,276 @@
+import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/types.js'
+import type { AlterAction, ChildUsing, Statement, TableRef } from './ast.js'
+import type { Catalog } from './catalog-types.js'
+import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
+import type { ExecEnv } from './executor.js'
+import type { SqlContext } from './result.js'
+import { convertTag, toColumnDef, toSchema, ValueError, type ValueContext } from './types.js'
+
+/**
+ * Database, super table and table DDL (sql-dialect.md section 2). Name resolution: an unprefixed
+ * name resolves only against the URL database (`ctx.defaultDb`), else 9750.
+ */
+
+/** database of a possibly prefixed name, or 9750 `Database not specified` */
+export function resolveDb(db: string | undefined, ctx: SqlContext): string {
+  const name = db ?? ctx.defaultDb
+  if (name === undefined || name === '') {
+    throw new TdError(TD.PAR_DB_NOT_SPECIFIED, 'Database not specified')
+  }
+  return name
+}
+
+/** the database record or 904 `Database not exist` */
+export function requireDb(catalog: Catalog, name: string): DatabaseInfo {
+  const d = catalog.getDatabase(name)
+  if (d === undefined) {
+    throw dbNotExist(name)
+  }
+  return d
+}
+
+function requireStable(catalog: Catalog, db: string, name: string): StableInfo {
+  const st = catalog.getStable(db, name)
+  if (st === undefined) {
+    throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
+  }
+  return st
+}
+
+/**
+ * Tag values of a `USING st [(names)] TAGS (values)` clause in catalog form. Count mismatch 9741,
+ * unknown tag 9742, bad values 534 (the insert-parser text) or 9811.
+ */
+export function usingTags(sql: string, st: StableInfo, using: ChildUsing, cx: ValueContext): Record<string, TagValue> {
+  const names = using.tagNames ?? st.tags.map((t) => t.name)
+  if (names.length !== using.tagValues.length) {
+    throw new TdError(TD.PAR_TAGS_NOT_MATCHED, 'Tags number not matched')
+  }
+  const tags: Record<string, TagValue> = {}
+  names.forEach((name, i) => {
+    const def = st.tags.find((t) => t.name === name)
+    if (def === undefined) {
+      throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${name}`)
+    }
+    tags[name] = convertOrThrow(sql, () => convertTag(using.tagValues[i], def, cx))
+  })
+  return tags
+}
+
+export function convertOrThrow<T>(sql: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof ValueError) {
+      throw e.toTdError(sql)
+    }
+    throw e
+  }
+}
+
+type Ddl = Extract<
+  Statement,
+  {
+    type:
+      | 'createDatabase'
+      | 'dropDatabase'
+      | 'alterDatabase'
+      | 'useDatabase'
+      | 'databaseMaintenance'
+      | 'createStable'
+      | 'createTables'
+      | 'dropTables'
+      | 'dropStable'
+      | 'alterTable'
+  }
+>
+
+/** Runs one DDL statement; DDL reports 0 affected rows. */
+export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: ExecEnv): Promise<void> {
+  const { catalog } = env
+  switch (stmt.type) {
+    case 'createDatabase':
+      await catalog.createDatabase(stmt.name, stmt.options as Parameters<Catalog['createDatabase']>[1], stmt.ifNotExists)
+      return
+    case 'dropDatabase':
+      await catalog.dropDatabase(stmt.name, stmt.ifExists)
+      return
+    case 'alterDatabase':
+    case 'useDatabase':
+    case 'databaseMaintenance':
+      // accepted and without effect: the interface is stateless and storage needs no maintenance;
+      // ALTER DATABASE options are not persisted (the Catalog contract has no alter method)
+      requireDb(catalog, stmt.name)
+      return
+    case 'createStable': {
+      const db = resolveDb(stmt.table.db, ctx)
+      requireDb(catalog, db)
+      const schema = toSchema(stmt.columns, stmt.tags)
+      if (schema.tags.length === 0) {
+        throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "" (a super table needs at least one tag)')
+      }
+      await catalog.createStable(db, stmt.table.name, schema.columns, schema.tags, stmt.ifNotExists, stmt.comment)
+      return
+    }
+    case 'createTables':
+      for (const clause of stmt.tables) {
+        const db = resolveDb(clause.table.db, ctx)
+        const dbInfo = requireDb(catalog, db)
+        if (clause.kind === 'normal') {
+          const schema = toSchema(clause.columns, undefined)
+          await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl)
+          continue
+        }
+        const stDb = resolveDb(clause.using.stable.db, ctx)
+        if (stDb !== db) {
+          throw new TdError(TD.PAR_CORRESPONDING_STABLE_ERR, 'Corresponding super table not in this db')
+        }
+        const st = catalog.getStable(db, clause.using.stable.name)
+        if (st === undefined) {
+          throw tableNotExist(clause.using.stable.name)
+        }
+        const tags = usingTags(sql, st, clause.using, { sql, precision: dbInfo.precision, nowMs: env.now() })
+        await catalog.createChildTable(db, clause.table.name, st.name, tags, clause.ifNotExists, clause.ttl)
+      }
+      return
+    case 'dropTables':
+      for (const { table, ifExists } of stmt.tables) {
+        const db = resolveDb(table.db, ctx)
+        requireDb(catalog, db)
+        // DROP TABLE on a super table name drops the super table (3.x behaviour)
+        if (catalog.getTable(db, table.name) === undefined && catalog.getStable(db, table.name) !== undefined) {
+          await catalog.dropStable(db, table.name, ifExists)
+        } else if (catalog.getTable(db, table.name) === undefined && !ifExists) {
+          throw tableNotExist(table.name)
+        } else {
+          await catalog.dropTable(db, table.name, ifExists)
+        }
+      }
+      return
+    case 'dropStable': {
+      const db = resolveDb(stmt.table.db, ctx)
+      requireDb(catalog, db)
+      await catalog.dropStable(db, stmt.table.name, stmt.ifExists)
+      return
+    }
+    case 'alterTable':
+      await alterTable(stmt.target, stmt.table, stmt.action, sql, ctx, env)
+      return
+  }
+}
+
+function invalidAlter(why: string): TdError {
+  return new TdError(TD.PAR_INVALID_ALTER_TABLE, `Invalid alter table statement: ${why}`)
+}
+
+function findColumn(cols: ColumnDef[], name: string, isTag: boolean): ColumnDef {
+  const c = cols.find((x) => x.name === name)
+  if (c === undefined) {
+    throw isTag ? new TdError(TD.MND_TAG_NOT_EXIST, 'Tag does not exist') : new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+  }
+  return c
+}
+
+function checkWiden(existing: ColumnDef, wanted: ColumnDef): void {
+  if (existing.type !== wanted.type || (wanted.type !== 'VARCHAR' && wanted.type !== 'NCHAR')) {
+    throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Only varchar/nchar/geometry length can be modified')
+  }
+  if (wanted.length <= existing.length) {
+    throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Field length can only be increased')
+  }
+}
+
+async function alterTable(
+  target: 'stable' | 'table',
+  ref: TableRef,
+  action: AlterAction,
+  sql: string,
+  ctx: SqlContext,
+  env: ExecEnv,
+): Promise<void> {
+  const { catalog } = env
+  const db = resolveDb(ref.db, ctx)
+  const dbInfo = requireDb(catalog, db)
+  const table = target === 'table' ? catalog.getTable(db, ref.name) : undefined
+  if (target === 'stable' || table === undefined) {
+    const st = target === 'stable' ? requireStable(catalog, db, ref.name) : catalog.getStable(db, ref.name)
+    if (st === undefined) {
+      throw tableNotExist(ref.name)
+    }
+    switch (action.kind) {
+      case 'addColumn':
+        await catalog.addStableColumn(db, st.name, toColumnDef(action.column, false), false)
+        return
+      case 'addTag': {
+        const def = toColumnDef(action.column, true)
+        if (def.type === 'JSON' || st.tags.some((t) => t.type === 'JSON')) {
+          throw new TdError(9779, 'Only one tag if there is a json tag')
+        }
+        await catalog.addStableColumn(db, st.name, def, true)
+        return
+      }
+      case 'dropColumn':
+        await catalog.dropStableColumn(db, st.name, action.name, false)
+        return
+      case 'dropTag':
+        await catalog.dropStableColumn(db, st.name, action.name, true)
+        return
+      case 'modifyColumn':
+      case 'modifyTag': {
+        const isTag = action.kind === 'modifyTag'
+        const def = toColumnDef(action.column, isTag)
+        checkWiden(findColumn(isTag ? st.tags : st.columns, def.name, isTag), def)
+        await catalog.widenColumn(db, st.name, def.name, def.length)
+        return
+      }
+      case 'options':
+        return
+      default:
+        throw invalidAlter(`${action.kind} is not supported on a super table`)
+    }
+  }
+  switch (action.kind) {
+    case 'setTag': {
+      if (table.kind !== 'child' || table.stable === undefined) {
+        throw invalidAlter('only child tables have tags')
+      }
+      const st = requireStable(catalog, db, table.stable)
+      const cx: ValueContext = { sql, precision: dbInfo.precision, nowMs: env.now() }
+      const tags: Record<string, TagValue> = {}
+      for (const { name, value } of action.values) {
+        const def = st.tags.find((t) => t.name === name)
+        if (def === undefined) {
+          throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${name}`)
+        }
+        tags[name] = convertOrThrow(sql, () => convertTag(value, def, cx))
+      }
+      await catalog.setTags(db, table.name, tags)
+      return
+    }
+    case 'addColumn':
+      if (table.kind === 'child') {
+        throw invalidAlter('alter the columns of a child table through its super table')
+      }
+      await catalog.addTableColumn(db, table.name, toColumnDef(action.column, false))
+      return
+    case 'dropColumn':
+      if (table.kind === 'child') {
+        throw invalidAlter('alter the columns of a child table through its super table')
+      }
+      await catalog.dropTableColumn(db, table.name, action.name)
+      return
+    case 'modifyColumn': {
+      if (table.kind === 'child') {
+        throw invalidAlter('modify a child table column through its super table')
+      }
+      const def = toColumnDef(action.column, false)
+      checkWiden(findColumn(table.columns ?? [], def.name, false), def)
+      await catalog.widenColumn(db, table.name, def.name, def.length)
+      return
+    }
+    case 'options':
+      return
+    default:
+      throw invalidAlter(`${action.kind} is not supported on a ${table.kind} table`)
+  }
+}
