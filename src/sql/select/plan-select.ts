@@ -446,7 +446,10 @@ class Planner {
     }
 
     // assemble
-    let sql = `SELECT ${stmt.distinct ? 'DISTINCT ' : ''}${[...selectSql, ...hidden].join(', ')}`
+    // window functions for per-partition LIMIT and SLIMIT go after every other column
+    const windowCols: string[] = []
+    let sql = ''
+    const selectHead = (): string => `SELECT ${stmt.distinct ? 'DISTINCT ' : ''}${[...selectSql, ...hidden, ...windowCols].join(', ')}`
     if (baseSql !== undefined) {
       sql += ` FROM (${baseSql}) AS b`
     }
@@ -483,8 +486,10 @@ class Planner {
       if (stmt.distinct) {
         throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "distinct" (DISTINCT with PARTITION BY limits is not supported)')
       }
-      sql = sql.replace(/^SELECT /, `SELECT ${extra.join(', ')}, `)
-      sql = `SELECT * FROM (${sql}) AS z WHERE ${filters.join(' AND ')}`
+      windowCols.push(...extra)
+      sql = `SELECT * FROM (${selectHead()}${sql}) AS z WHERE ${filters.join(' AND ')}`
+    } else {
+      sql = selectHead() + sql
     }
     if (orderRefs.length > 0) {
       sql += ` ORDER BY ${orderRefs.join(', ')}`
@@ -1101,21 +1106,34 @@ function companionSql(value: string, comp: Companion, ctx: CompileCtx): string {
   const ts = ctx.scope.get(ctx.tsName as string)?.sql as string
   const arg = compile(comp.arg, { ...ctx, inAgg: true }).sql
   switch (comp.fn) {
+    // the companion value may itself be NULL on the picked row, hence the NULL-keeping forms
     case 'first':
-      return d.argMin(value, `(CASE WHEN ${arg} IS NOT NULL THEN ${ts} END)`)
+      return argMinNull(d, value, `(CASE WHEN ${arg} IS NOT NULL THEN ${ts} END)`)
     case 'last':
-      return d.argMax(value, `(CASE WHEN ${arg} IS NOT NULL THEN ${ts} END)`)
+      return argMaxNull(d, value, `(CASE WHEN ${arg} IS NOT NULL THEN ${ts} END)`)
     case 'last_row':
       return argMaxNull(d, value, ts)
     case 'min':
-      return d.argMin(value, arg)
+      return argMinNull(d, value, arg)
     case 'max':
-      return d.argMax(value, arg)
+      return argMaxNull(d, value, arg)
   }
 }
 
+/**
+ * The value at the max key even when it is NULL (argMax skips NULL values). Without a dialect
+ * spelling: when the last non-NULL value is not at the overall max key, the value there is NULL.
+ */
 function argMaxNull(d: Dialect, value: string, key: string): string {
-  return d.argMaxNull !== undefined ? d.argMaxNull(value, key) : d.argMax(value, key)
+  if (d.argMaxNull !== undefined) {
+    return d.argMaxNull(value, key)
+  }
+  return `(CASE WHEN max(${key}) = max(CASE WHEN ${value} IS NOT NULL THEN ${key} END) THEN ${d.argMax(value, key)} END)`
+}
+
+/** argMinNull, the mirror image of argMaxNull */
+function argMinNull(d: Dialect, value: string, key: string): string {
+  return `(CASE WHEN min(${key}) = min(CASE WHEN ${value} IS NOT NULL THEN ${key} END) THEN ${d.argMin(value, key)} END)`
 }
 
 function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
