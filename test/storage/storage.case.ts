@@ -295,9 +295,20 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       const d = s.engine.dialect
       expect(d.quoteIdent('a"b')).toBe('"a""b"')
       const rows = await s.engine.query(
-        `SELECT CAST(1 AS BIGINT), CAST(2 AS INTEGER), CAST(1.5 AS DOUBLE), CAST(0.5 AS FLOAT), 'x', TRUE, NULL, ${d.quoteString("it's")}, ${d.floorDiv('CAST(-7 AS BIGINT)', 'CAST(2 AS BIGINT)')}, ${d.floorDiv('CAST(7 AS BIGINT)', 'CAST(2 AS BIGINT)')}`,
+        `SELECT CAST(1 AS BIGINT), CAST(2 AS INTEGER), CAST(1.5 AS DOUBLE), CAST(0.5 AS FLOAT), 'x', TRUE, NULL, ${d.quoteString("it's")}, ${d.floorDiv('CAST(-7 AS BIGINT)', 'CAST(2 AS BIGINT)')}, ${d.floorDiv('CAST(7 AS BIGINT)', 'CAST(2 AS BIGINT)')}, ${d.floorDiv('CAST(-8 AS BIGINT)', 'CAST(2 AS BIGINT)')}, ${d.floorDiv('CAST(1700000000123456789 AS BIGINT)', 'CAST(1000 AS BIGINT)')}, ${d.floorDiv('CAST(-1700000000123456789 AS BIGINT)', 'CAST(1000 AS BIGINT)')}`,
       )
-      expect(rows).toEqual([[1n, 2, 1.5, 0.5, 'x', true, null, "it's", -4n, 3n]])
+      expect(rows).toEqual([
+        [1n, 2, 1.5, 0.5, 'x', true, null, "it's", -4n, 3n, -4n, 1700000000123456n, -1700000000123457n],
+      ])
+      // FIRST/LAST skip NULL values; LAST_ROW (argMaxNull) keeps them
+      const t = `(SELECT * FROM (VALUES (1, 10), (NULL, 20), (3, 5), (NULL, 1)) AS x(v, k)) AS y`
+      const agg = await s.engine.query(
+        `SELECT ${d.argMax('v', 'k')}, ${d.argMin('v', 'k')}${d.argMaxNull ? `, ${d.argMaxNull('v', 'k')}` : ''} FROM ${t}`,
+      )
+      expect(agg[0].slice(0, 2)).toEqual([1, 3])
+      if (d.argMaxNull) {
+        expect(agg[0][2]).toBeNull()
+      }
       expect(await s.engine.healthy()).toBe(true)
       expect(await s.engine.exec(`CREATE TEMP TABLE t_exec_${seq} (a INTEGER)`)).toBe(0)
     })

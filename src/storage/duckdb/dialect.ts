@@ -24,9 +24,10 @@ export const duckdbDialect: Dialect = {
     return duckdbColumnType(col)
   },
   floorDiv(a: string, b: string): string {
-    // `//` truncates toward zero and fdiv() goes through DOUBLE (loses ns ticks above 2^53), so
-    // subtract the non-negative remainder first: the difference is an exact multiple of b.
-    return `(((${a}) - ((((${a}) % (${b})) + (${b})) % (${b}))) // (${b}))`
+    // `//` truncates toward zero and fdiv() goes through DOUBLE (loses ns ticks above 2^53).
+    // Exact floor for a positive divisor (window lengths); measured cheaper in DuckDB than the
+    // double-modulo form `(a - ((a % b + b) % b)) // b`.
+    return `(CASE WHEN (${a}) >= 0 THEN (${a}) // (${b}) ELSE -((-(${a}) - 1) // (${b})) - 1 END)`
   },
   regexMatch(value: string, pattern: string): string {
     return `regexp_matches(${value}, ${pattern})`
@@ -39,6 +40,9 @@ export const duckdbDialect: Dialect = {
   },
   argMax(value: string, key: string): string {
     return `arg_max(${value}, ${key})`
+  },
+  argMaxNull(value: string, key: string): string {
+    return `arg_max_null(${value}, ${key})`
   },
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
