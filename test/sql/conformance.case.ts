@@ -28,7 +28,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
       beforeAll(async () => {
         server = await startServer(await storageUrl(), (c) => {
           c.rest.tokens = ['cftoken=root']
-        })
+        }, 'CONFORMANCE_URL_DEFAULT')
       })
       afterAll(async () => {
         await server?.stop()
@@ -60,7 +60,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
       beforeAll(async () => {
         server = await startServer(await storageUrl(), (c) => {
           c.httpCodeServerError = true
-        })
+        }, 'CONFORMANCE_URL_HTTPCODE')
       })
       afterAll(async () => {
         await server?.stop()
@@ -77,7 +77,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
       beforeAll(async () => {
         server = await startServer(await storageUrl(), (c) => {
           c.restfulRowLimit = 2
-        })
+        }, 'CONFORMANCE_URL_ROWLIMIT')
       })
       afterAll(async () => {
         await server?.stop()
