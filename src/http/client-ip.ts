@@ -17,5 +17,6 @@ export function clientIpFrom(
   if (real) {
     return real
   }
-  return peer ?? ''
+  // Dual-stack listeners report IPv4 peers as IPv4-mapped IPv6; log them as plain IPv4.
+  return peer?.startsWith('::ffff:') && peer.includes('.') ? peer.slice(7) : (peer ?? '')
 }

@@ -23,6 +23,7 @@ describe('health routes', () => {
     expect(res.status).toBe(200)
     expect(await res.text()).toBe('')
     expect(res.headers.get('content-type')).toBeNull()
+    expect(res.headers.get('content-length')).toBe('0')
   })
 
   it('query-paused: plain ping 200, action=query 503', async () => {

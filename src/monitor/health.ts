@@ -7,6 +7,8 @@
 import { Hono } from 'hono'
 import type { Gate } from './gate.js'
 
+const EMPTY = { 'Content-Length': '0' }
+
 export interface HealthDeps {
   gate: Gate
 }
@@ -17,12 +19,12 @@ export function createHealthRoutes({ gate }: HealthDeps): Hono {
   app.get('/-/ping', function ping(c) {
     const refused =
       gate.draining || (c.req.query('action') === 'query' ? gate.queryPaused() : gate.allPaused())
-    // Empty body, no content type: the original answers status only.
-    return c.body(null, refused ? 503 : 200)
+    // Empty body, no content type, explicit length 0 (as the original): status only.
+    return c.body(null, refused ? 503 : 200, EMPTY)
   })
 
   app.get('/-/live', function live(c) {
-    return c.body(null, 200)
+    return c.body(null, 200, EMPTY)
   })
 
   return app

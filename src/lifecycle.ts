@@ -1,0 +1,156 @@
+/**
+ * @module
+ * Starts and stops one adapter: logger, storage, SQL executor, route modules, HTTP server.
+ * Everything is built from the one validated config (no module globals), so tests can run several
+ * adapters in one process on port 0 and read the bound port back.
+ *
+ * Shutdown order (reverse of start): readiness goes 503 (draining), the listener stops accepting,
+ * in-flight requests get up to 5 s to finish (then their sockets are cut), storage closes, logs
+ * are flushed.
+ */
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createAdaptorServer } from '@hono/node-server'
+import type { Hono } from 'hono'
+import type { AppConfig } from './config/types.js'
+import { createApp } from './http/app.js'
+import { createLogger } from './logger.js'
+import type { Logger, LoggerHandle } from './logger.js'
+import { Gate } from './monitor/gate.js'
+import { createHttpMetrics } from './monitor/metrics.js'
+import { createRestRoutes } from './rest/routes.js'
+import { createSqlExecutor } from './sql/executor.js'
+import { openStorage } from './storage/index.js'
+import type { Storage } from './storage/index.js'
+
+export interface RunningAdapter {
+  /** the bound port (the real one when config.port is 0) */
+  port: number
+  /** base URL for clients on this host, e.g. `http://127.0.0.1:6041` */
+  url: string
+  app: Hono
+  /** graceful shutdown; safe to call more than once */
+  stop(): Promise<void>
+}
+
+export interface StartOptions {
+  /** use this logger instead of building one from `log.*` (its flushing is then the caller's) */
+  logger?: Logger
+}
+
+/** How long in-flight requests may run on after shutdown starts. */
+export const SHUTDOWN_GRACE_MS = 5000
+
+export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {
+  const logHandle: LoggerHandle | undefined = opts.logger ? undefined : createLogger(config)
+  const logger = opts.logger ?? (logHandle as LoggerHandle).logger
+
+  let storage: Storage | undefined
+  let server: Server | undefined
+  try {
+    storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
+    const sql = createSqlExecutor(storage)
+    const gate = new Gate()
+    const metrics = createHttpMetrics()
+    const rest = createRestRoutes({ config, storage, sql, logger })
+    const app = createApp({ config, logger, metrics, gate, rest })
+
+    const listening = await listen(app, config.host, config.port)
+    server = listening
+    const port = (listening.address() as AddressInfo).port
+    const url = `http://${clientHost(config.host)}:${port}`
+    logger.info({ host: config.host || '*', port, storage: redactUrl(config.storage.url) }, `db-adapter listening on ${url}`)
+
+    const openedStorage = storage
+    let stopping: Promise<void> | undefined
+    const stop = (): Promise<void> => {
+      stopping ??= (async () => {
+        gate.startDraining()
+        logger.info('shutting down: draining HTTP requests')
+        const cut = await closeServer(listening, SHUTDOWN_GRACE_MS)
+        if (cut > 0) {
+          logger.warn({ connections: cut }, `requests still running after ${SHUTDOWN_GRACE_MS} ms were cut off`)
+        }
+        try {
+          await openedStorage.close()
+        } catch (err) {
+          logger.error({ err }, 'closing storage failed')
+        }
+        logger.info('stopped')
+        await logHandle?.flush()
+      })()
+      return stopping
+    }
+    return { port, url, app, stop }
+  } catch (err) {
+    // Whatever was opened before the failure is released; the error goes to the caller.
+    if (server) {
+      await closeServer(server, 0)
+    }
+    await storage?.close().catch(() => undefined)
+    logger.error({ err }, 'start failed')
+    await logHandle?.flush()
+    throw err
+  }
+}
+
+/** Requests being answered per server, to report how many a forced shutdown cut off. */
+const activeRequests = new WeakMap<Server, { count: number }>()
+
+function listen(app: Hono, host: string, port: number): Promise<Server> {
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server
+  const active = { count: 0 }
+  activeRequests.set(server, active)
+  server.on('request', (_req, res) => {
+    active.count++
+    res.once('close', () => {
+      active.count--
+    })
+  })
+  return new Promise<Server>((resolve, reject) => {
+    const onError = (err: Error): void => {
+      reject(err)
+    }
+    server.once('error', onError)
+    // '' means all interfaces: let Node pick (dual-stack `::` where available)
+    server.listen(port, host === '' ? undefined : host, () => {
+      server.off('error', onError)
+      resolve(server)
+    })
+  })
+}
+
+/**
+ * Stops accepting, closes idle keep-alive connections at once, waits for busy ones up to
+ * `graceMs`, then cuts what is left. Resolves with the number of connections cut.
+ */
+function closeServer(server: Server, graceMs: number): Promise<number> {
+  return new Promise<number>((resolve) => {
+    let cut = 0
+    const timer = setTimeout(() => {
+      cut = activeRequests.get(server)?.count ?? 0
+      server.closeAllConnections()
+    }, graceMs)
+    server.close(() => {
+      clearTimeout(timer)
+      resolve(cut)
+    })
+    server.closeIdleConnections()
+  })
+}
+
+/** Address a local client uses to reach a server bound to `host`. */
+function clientHost(host: string): string {
+  if (host === '' || host === '0.0.0.0') {
+    return '127.0.0.1'
+  }
+  if (host === '::') {
+    return '[::1]'
+  }
+  return host.includes(':') ? `[${host}]` : host
+}
+
+/** Storage URL for logs: never print a PostgreSQL password. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+:)[^@]*@/i, '$1***@')
+}

@@ -1,0 +1,190 @@
+/**
+ * End-to-end: the REAL server process as a user starts it (`node --import tsx src/main.ts`), over
+ * real sockets: health, liveness, metrics, a CORS preflight, SIGTERM -> exit 0; plus the exit
+ * codes of --version and of a configuration error.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const ROOT = join(import.meta.dirname, '..', '..')
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+interface Proc {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+function startProcess(args: string[]): Proc {
+  // a clean environment: no DB_ADAPTER_* leaking in from the developer's shell
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
+      env[k] = v
+    }
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString('utf8')
+  })
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString('utf8')
+  })
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  })
+  return { child, stdout: () => out, stderr: () => err, exited }
+}
+
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
+  ])
+}
+
+async function waitUntilReady(base: string, proc: Proc, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (proc.child.exitCode !== null) {
+      throw new Error(`server exited early (${proc.child.exitCode}): ${proc.stderr()}`)
+    }
+    try {
+      const res = await fetch(`${base}/-/ping`)
+      if (res.status === 200) {
+        return
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`server not ready within ${timeoutMs} ms; stderr: ${proc.stderr()}`)
+}
+
+describe('real server process', () => {
+  let proc: Proc
+  let base: string
+  let logDir: string
+
+  beforeAll(async () => {
+    const port = await freePort()
+    logDir = mkdtempSync(join(tmpdir(), 'e2e-logs-'))
+    base = `http://127.0.0.1:${port}`
+    proc = startProcess([`--port=${port}`, '--storage.url=duckdb::memory:', `--log.path=${logDir}`])
+    await waitUntilReady(base, proc, 45_000)
+  }, 60_000)
+
+  afterAll(async () => {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) {
+      proc.child.kill('SIGKILL')
+      await proc.exited
+    }
+  })
+
+  it('GET /-/ping answers 200 with an empty body', async () => {
+    const res = await fetch(`${base}/-/ping`)
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('')
+    expect(res.headers.get('x-request-id')).toBeTruthy()
+  })
+
+  it('GET /-/live answers 200', async () => {
+    const res = await fetch(`${base}/-/live`)
+    expect(res.status).toBe(200)
+  })
+
+  it('unknown paths get the JSON 404', async () => {
+    const res = await fetch(`${base}/no/such/endpoint`)
+    expect(res.status).toBe(404)
+    expect(await res.json()).toEqual({ code: 404, desc: 'endpoint does not exist: /no/such/endpoint' })
+  })
+
+  it('GET /metrics counts requests by route template', async () => {
+    await fetch(`${base}/-/live`)
+    const res = await fetch(`${base}/metrics`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
+    const text = await res.text()
+    expect(text).toMatch(/^db_adapter_http_requests_total\{method="GET",route="\/-\/live",status="200"\} [1-9]\d*$/m)
+    expect(text).toMatch(/^db_adapter_http_requests_total\{method="GET",route="unmatched",status="404"\} [1-9]\d*$/m)
+    expect(text).toContain('db_adapter_http_request_duration_seconds_bucket{')
+    expect(text).toContain('db_adapter_http_requests_in_flight')
+    expect(text).toContain('process_resident_memory_bytes')
+  })
+
+  it('GET /metrics speaks OpenMetrics when asked', async () => {
+    const res = await fetch(`${base}/metrics`, { headers: { Accept: 'application/openmetrics-text; version=1.0.0' } })
+    expect(res.headers.get('content-type')).toMatch(/^application\/openmetrics-text/)
+    expect((await res.text()).endsWith('# EOF\n')).toBe(true)
+  })
+
+  it('answers a CORS preflight with 204 and the allow-* headers', async () => {
+    const res = await fetch(`${base}/rest/sql`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'http://example.com',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'Authorization',
+      },
+    })
+    expect(res.status).toBe(204)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+    expect(res.headers.get('access-control-allow-methods')).toBe('GET,POST,PUT,PATCH,DELETE,HEAD,OPTIONS')
+    expect(res.headers.get('access-control-allow-headers')).toContain('Authorization')
+    expect(res.headers.get('access-control-max-age')).toBe('43200')
+  })
+
+  it('stops on SIGTERM with exit code 0 and leaves the access log in log.path', async () => {
+    expect(proc.child.kill('SIGTERM')).toBe(true)
+    const { code, signal } = await within(proc.exited, 10_000, 'exit after SIGTERM')
+    expect(signal).toBeNull()
+    expect(code).toBe(0)
+    const files = readdirSync(logDir).filter((f) => /^db-adapter_\d{4}_\d{2}_\d{2}_\d{2}_\d{2}\.log$/.test(f))
+    expect(files).toHaveLength(1)
+    const lines = readFileSync(join(logDir, files[0]), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(lines.some((l) => l.msg === 'request' && l.uri === '/-/ping' && l.status === 200)).toBe(true)
+    expect(lines.at(-1)?.msg).toBe('stopped')
+  })
+})
+
+describe('process exit codes', () => {
+  it('--version prints the version and exits 0', async () => {
+    const proc = startProcess(['--version'])
+    const { code } = await within(proc.exited, 30_000, 'exit after --version')
+    expect(code).toBe(0)
+    const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version
+    expect(proc.stdout()).toContain(version)
+  })
+
+  it('a configuration error is printed on stderr and exits 2', async () => {
+    const proc = startProcess(['--port=70000'])
+    const { code } = await within(proc.exited, 30_000, 'exit after a bad flag')
+    expect(code).toBe(2)
+    expect(proc.stderr()).toMatch(/port/)
+    expect(proc.stderr()).toContain('70000')
+  })
+})

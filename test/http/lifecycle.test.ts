@@ -1,0 +1,117 @@
+/**
+ * startAdapter in-process: port 0 reporting, the real app over a real socket, graceful stop that
+ * lets an in-flight request finish, and draining readiness.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pino } from 'pino'
+import { describe, expect, it } from 'vitest'
+import { defaultConfig } from '../../src/config/index.js'
+import { SHUTDOWN_GRACE_MS, redactUrl, startAdapter } from '../../src/lifecycle.js'
+
+function testConfig() {
+  const config = defaultConfig()
+  config.port = 0
+  config.host = '127.0.0.1'
+  config.storage.url = 'duckdb::memory:'
+  config.log.path = mkdtempSync(join(tmpdir(), 'lifecycle-'))
+  return config
+}
+
+describe('startAdapter', () => {
+  it('listens on a free port when port is 0 and stops cleanly', async () => {
+    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+    try {
+      expect(adapter.port).toBeGreaterThan(0)
+      expect(adapter.url).toBe(`http://127.0.0.1:${adapter.port}`)
+      const ping = await fetch(`${adapter.url}/-/ping`)
+      expect(ping.status).toBe(200)
+      const sql = await fetch(`${adapter.url}/rest/sql`, {
+        method: 'POST',
+        body: 'show databases',
+        headers: { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` },
+      })
+      expect(sql.status).toBe(200)
+    } finally {
+      await adapter.stop()
+    }
+    await expect(fetch(`${adapter.url}/-/live`)).rejects.toThrow()
+    // a second stop is a no-op
+    await adapter.stop()
+  })
+
+  it('stop() lets an in-flight request finish and reports draining meanwhile', async () => {
+    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+    let entered!: () => void
+    const inHandler = new Promise<void>((r) => (entered = r))
+    let release!: () => void
+    const released = new Promise<void>((r) => (release = r))
+    // added before the first request, while Hono's router can still take routes
+    adapter.app.get('/test/slow', async (c) => {
+      entered()
+      await released
+      return c.text('finished')
+    })
+    const slow = fetch(`${adapter.url}/test/slow`)
+    await inHandler
+    let stopped = false
+    const stopping = adapter.stop().then(() => {
+      stopped = true
+    })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(stopped).toBe(false)
+    expect((await adapter.app.request('/-/ping')).status).toBe(503)
+    expect((await adapter.app.request('/-/live')).status).toBe(200)
+    release()
+    const res = await slow
+    expect(res.status).toBe(200)
+    expect(await res.text()).toBe('finished')
+    await stopping
+    expect(stopped).toBe(true)
+  })
+
+  it('stop() cuts requests still running after the grace period', async () => {
+    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+    adapter.app.get('/test/hang', () => new Promise<Response>(() => undefined))
+    const hung = fetch(`${adapter.url}/test/hang`).then(
+      () => 'answered',
+      () => 'cut',
+    )
+    await new Promise((r) => setTimeout(r, 100))
+    const t0 = Date.now()
+    await adapter.stop()
+    const took = Date.now() - t0
+    expect(took).toBeGreaterThanOrEqual(SHUTDOWN_GRACE_MS - 100)
+    expect(took).toBeLessThan(SHUTDOWN_GRACE_MS + 3000)
+    expect(await hung).toBe('cut')
+  }, 15_000)
+
+  it('fails with the storage error for a bad storage URL', async () => {
+    const config = testConfig()
+    config.storage.url = 'nosuchengine:whatever'
+    await expect(startAdapter(config, { logger: pino({ level: 'silent' }) })).rejects.toThrow()
+  })
+
+  it('fails when the port is taken', async () => {
+    const first = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+    try {
+      const config = testConfig()
+      config.port = first.port
+      await expect(startAdapter(config, { logger: pino({ level: 'silent' }) })).rejects.toThrow(/EADDRINUSE/)
+    } finally {
+      await first.stop()
+    }
+  })
+})
+
+describe('redactUrl', () => {
+  it.each([
+    ['postgres://user:secret@db:5432/x', 'postgres://user:***@db:5432/x'],
+    ['postgresql://u:p%40ss@h/x', 'postgresql://u:***@h/x'],
+    ['postgres://user@db/x', 'postgres://user@db/x'],
+    ['duckdb:./data/a.duckdb', 'duckdb:./data/a.duckdb'],
+  ])('%s -> %s', (from, to) => {
+    expect(redactUrl(from)).toBe(to)
+  })
+})
