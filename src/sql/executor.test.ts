@@ -342,3 +342,12 @@ describe('classify', () => {
     expect(sql.classify('create database x')).toBe('write')
   })
 })
+
+describe('SELECT dispatch', () => {
+  it('hands SELECT to the select engine with the statement clock', async () => {
+    await power()
+    await exec("insert into power.d1 using power.meters tags ('CA', 1) values (now, 1.5, 220, 0.5)")
+    expect(await query('select ts, voltage, tbname from power.meters')).toEqual([[BigInt(NOW_MS), 220, 'd1']])
+    expect(await query('select name from information_schema.ins_databases where name = "power"')).toEqual([['power']])
+  })
+})

@@ -7,7 +7,7 @@ import { executeDdl } from './ddl.js'
 import { executeInsert } from './insert.js'
 import { parseStatement } from './parser.js'
 import type { SqlContext, SqlExecutor, SqlResult } from './result.js'
-import type { SelectStmt } from './select/ast.js'
+import { runSelect } from './select/run-select.js'
 import { describe, executeShow } from './show.js'
 import { executeUser } from './users.js'
 
@@ -20,33 +20,13 @@ export interface ExecEnv {
   now: () => number
 }
 
-type RunSelect = (stmt: SelectStmt, deps: { storage: Storage; ctx: SqlContext }) => Promise<SqlResult>
-
-let runSelectLoader: Promise<RunSelect> | undefined
-
-// The SELECT engine lives in src/sql/select/run-select.ts (another engineer's module), loaded on
-// first use so statements work while it is being built.
-async function loadRunSelect(): Promise<RunSelect> {
-  runSelectLoader ??= (async () => {
-    const path = './select/run-select.js'
-    const mod = (await import(path)) as { runSelect?: RunSelect }
-    if (typeof mod.runSelect !== 'function') {
-      throw new Error('BUG: src/sql/select/run-select.ts does not export runSelect')
-    }
-    return mod.runSelect
-  })()
-  return runSelectLoader
-}
-
 const EXEC_ZERO: SqlResult = { kind: 'exec', affectedRows: 0 }
 
 /** Runs one parsed statement. */
 export async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, env: ExecEnv): Promise<SqlResult> {
   switch (stmt.type) {
-    case 'select': {
-      const runSelect = await loadRunSelect()
-      return runSelect(stmt.select, { storage: env.storage, ctx })
-    }
+    case 'select':
+      return runSelect(stmt.select, { storage: env.storage, ctx, now: env.now })
     case 'insert':
       return { kind: 'exec', affectedRows: await executeInsert(stmt.targets, sql, ctx, env) }
     case 'show':
