@@ -134,6 +134,12 @@ describe('parseSelect: clauses', () => {
     })
   })
 
+  it('accepts PARTITION BY after the window clause as well', () => {
+    const s = parse('SELECT _wstart, avg(c) FROM db.st WHERE ts >= 0 INTERVAL(1m) PARTITION BY tbname')
+    expect(s.partitionBy).toEqual([{ kind: 'col', name: 'tbname' }])
+    expect(s.window?.interval).toEqual({ value: 1, unit: 'm' })
+  })
+
   it('accepts bare-integer and quoted intervals and each fill mode', () => {
     for (const mode of ['none', 'null', 'prev', 'next', 'linear'] as const) {
       expect(parse(`select count(*) from t interval(10) fill(${mode})`).window).toEqual({

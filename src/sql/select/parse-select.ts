@@ -46,6 +46,12 @@ export function parseSelect(c: Cursor): SelectStmt {
   } else if (c.atKeyword('SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW')) {
     throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (only INTERVAL windows are supported)`)
   }
+  // the issue and the bench write `INTERVAL(1m) PARTITION BY tbname`; accept that order too
+  if (stmt.partitionBy.length === 0 && c.atKeyword('PARTITION')) {
+    c.next()
+    c.expectKeyword('BY')
+    stmt.partitionBy = parseExprList(c)
+  }
   if (c.atKeyword('GROUP')) {
     c.next()
     c.expectKeyword('BY')

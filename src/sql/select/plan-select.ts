@@ -374,6 +374,9 @@ class Planner {
     const selectSql: string[] = []
     const roles: ('wstart' | 'wend' | 'wduration' | 'agg' | 'other')[] = []
     const names = new Set<string>()
+    // backend expression -> column index, so hidden columns reuse an identical selected one
+    const sqlIndex = new Map<string, number>()
+    const aliases: string[] = []
     items.forEach((it, i) => {
       const c = compile(it.expr, ctx)
       const name = it.alias ?? it.text
@@ -381,33 +384,42 @@ class Planner {
       columns.push({ name, type: c.type.type, length: c.type.length })
       convert.push(converter(c.type))
       selectSql.push(`${c.sql} AS ${this.q(`o${i}`)}`)
+      aliases.push(`o${i}`)
+      if (!sqlIndex.has(c.sql)) {
+        sqlIndex.set(c.sql, i)
+      }
       roles.push(pseudoRole(it.expr) ?? (containsAgg(it.expr) ? 'agg' : 'other'))
     })
     const width = items.length
 
     // hidden columns: window start, partition keys, sort keys
     const hidden: string[] = []
+    const hiddenCol = (sql: string, alias: string): number => {
+      const existing = sqlIndex.get(sql)
+      if (existing !== undefined) {
+        return existing
+      }
+      const idx = width + hidden.length
+      hidden.push(`${sql} AS ${this.q(alias)}`)
+      aliases.push(alias)
+      sqlIndex.set(sql, idx)
+      return idx
+    }
     let wIndex = -1
     if (window !== undefined) {
-      wIndex = width + hidden.length
-      hidden.push(`b.${this.q('__w')} AS ${this.q('__w')}`)
+      wIndex = hiddenCol(`b.${this.q('__w')}`, '__w')
     }
     const keyIndexes: number[] = []
     if (!stmt.distinct) {
       stmt.partitionBy.forEach((_g, i) => {
-        keyIndexes.push(width + hidden.length)
-        hidden.push(`${keySqls[i]} AS ${this.q(`__k${i}`)}`)
+        keyIndexes.push(hiddenCol(keySqls[i], `__k${i}`))
       })
     }
     const order = this.orderTerms(stmt, items, ctx, names, src, aggregated, keySqls, window !== undefined)
     const orderRefs: string[] = []
     order.forEach((o, i) => {
-      if (o.output !== undefined) {
-        orderRefs.push(`${this.q(`o${o.output}`)} ${o.dir}`)
-      } else {
-        hidden.push(`${o.sql} AS ${this.q(`__s${i}`)}`)
-        orderRefs.push(`${this.q(`__s${i}`)} ${o.dir}`)
-      }
+      const idx = o.output ?? hiddenCol(o.sql, `__s${i}`)
+      orderRefs.push(`${this.q(aliases[idx])} ${o.dir}`)
     })
 
     // FILL
