@@ -36,6 +36,8 @@ export interface RunningAdapter {
 export interface StartOptions {
   /** use this logger instead of building one from `log.*` (its flushing is then the caller's) */
   logger?: Logger
+  /** with `logger`: the HTTP SQL log to use (see `createLogger`) */
+  sqlLogger?: Logger
 }
 
 /** How long in-flight requests may run on after shutdown starts. */
@@ -44,6 +46,7 @@ export const SHUTDOWN_GRACE_MS = 5000
 export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {
   const logHandle: LoggerHandle | undefined = opts.logger ? undefined : createLogger(config)
   const logger = opts.logger ?? (logHandle as LoggerHandle).logger
+  const sqlLogger = opts.logger ? opts.sqlLogger : logHandle?.sqlLogger
 
   let storage: Storage | undefined
   let server: Server | undefined
@@ -53,7 +56,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const gate = new Gate()
     const metrics = createHttpMetrics()
     const rest = createRestRoutes({ config, storage, sql, logger })
-    const app = createApp({ config, logger, metrics, gate, rest })
+    const app = createApp({ config, logger, sqlLogger, metrics, gate, rest })
 
     const listening = await listen(app, config.host, config.port)
     server = listening

@@ -34,7 +34,7 @@ async function run(): Promise<void> {
 
   let adapter: Awaited<ReturnType<typeof startAdapter>>
   try {
-    adapter = await startAdapter(config, { logger })
+    adapter = await startAdapter(config, { logger, sqlLogger: logs.sqlLogger })
   } catch (err) {
     process.stderr.write(`db-adapter: cannot start: ${err instanceof Error ? err.message : String(err)}\n`)
     await logs.flush()

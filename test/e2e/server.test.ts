@@ -94,7 +94,12 @@ describe('real server process', () => {
     const port = await freePort()
     logDir = mkdtempSync(join(tmpdir(), 'e2e-logs-'))
     base = `http://127.0.0.1:${port}`
-    proc = startProcess([`--port=${port}`, '--storage.url=duckdb::memory:', `--log.path=${logDir}`])
+    proc = startProcess([
+      `--port=${port}`,
+      '--storage.url=duckdb::memory:',
+      `--log.path=${logDir}`,
+      '--log.enableRecordHttpSql',
+    ])
     await waitUntilReady(base, proc, 45_000)
   }, 60_000)
 
@@ -158,6 +163,16 @@ describe('real server process', () => {
     expect(res.headers.get('access-control-max-age')).toBe('43200')
   })
 
+  it('POST /rest/sql answers and is recorded in the HTTP SQL log', async () => {
+    const res = await fetch(`${base}/rest/sql`, {
+      method: 'POST',
+      body: 'show databases',
+      headers: { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` },
+    })
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { code: number }).code).toBe(0)
+  })
+
   it('stops on SIGTERM with exit code 0 and leaves the access log in log.path', async () => {
     expect(proc.child.kill('SIGTERM')).toBe(true)
     const { code, signal } = await within(proc.exited, 10_000, 'exit after SIGTERM')
@@ -168,6 +183,10 @@ describe('real server process', () => {
     const lines = readFileSync(join(logDir, files[0]), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(lines.some((l) => l.msg === 'request' && l.uri === '/-/ping' && l.status === 200)).toBe(true)
     expect(lines.at(-1)?.msg).toBe('stopped')
+    const sqlFiles = readdirSync(logDir).filter((f) => f.startsWith('httpsql_'))
+    expect(sqlFiles).toHaveLength(1)
+    const sqlLines = readFileSync(join(logDir, sqlFiles[0]), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(sqlLines).toEqual([expect.objectContaining({ sql: 'show databases', uri: '/rest/sql', method: 'POST' })])
   })
 })
 
