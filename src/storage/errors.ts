@@ -1,0 +1,15 @@
+/**
+ * The storage backend cannot serve the request right now: the database is down or unreachable,
+ * or no pooled connection became free within the acquire bound. Not a fault of the request:
+ * the REST layer answers 503 with this message, and retrying later can succeed.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StorageUnavailableError'
+  }
+}
+
+export function isStorageUnavailable(err: unknown): err is StorageUnavailableError {
+  return err instanceof StorageUnavailableError
+}
