@@ -252,11 +252,22 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       // a failing batch (unknown column) rolls back the good batch written with it
       await expect(
         s.engine.writeRows([
-          { db, table: 'meters', tid: d2.tid, columns: ['ts', 'voltage'], rows: [[5000n, 1]] },
+          // a column set not written before, so any staging for it starts inside this write
+          { db, table: 'meters', tid: d2.tid, columns: ['ts', 'phase', 'voltage'], rows: [[1000n, 5, 5], [5000n, 1, 1]] },
           { db, table: 'meters', tid: d2.tid, columns: ['ts', 'nosuch'], rows: [[6000n, 1]] },
         ]),
       ).rejects.toThrow()
       expect(await s.engine.query(`SELECT count(*) FROM ${q(s, db, 'meters')} WHERE _tid = 2`)).toEqual([[1n]])
+      // the same column set works again after the rollback (overwrite + new key)
+      await s.engine.writeRows([
+        { db, table: 'meters', tid: d2.tid, columns: ['ts', 'phase', 'voltage'], rows: [[1000n, 2, 7], [5000n, 3, 8]] },
+      ])
+      expect(
+        await s.engine.query(`SELECT ts, current, voltage, phase FROM ${q(s, db, 'meters')} WHERE _tid = 2 ORDER BY ts`),
+      ).toEqual([
+        [1000n, 9.5, 7, 2],
+        [5000n, null, 8, 3],
+      ])
 
       // normal tables key on the timestamp alone
       await s.catalog.createNormalTable(db, 'n1', [TS, { name: 'v', type: 'BIGINT', length: 8 }, { name: 'u', type: 'INT UNSIGNED', length: 4 }], false)

@@ -233,6 +233,8 @@ export class DuckDBEngine implements Engine {
   private cacheEpoch = 0
   private readonly targets = new Map<string, TargetInfo>()
   private readonly staging = new Map<string, string>()
+  /** forgotten staging tables, dropped at the next staged write (on the write connection) */
+  private staleStaging: string[] = []
   private stagingSeq = 0
   /** targets that recently had overwrites: skip the optimistic direct append for them */
   private readonly recentConflicts = new Map<string, number>()
@@ -374,6 +376,7 @@ export class DuckDBEngine implements Engine {
           return n
         } catch (err) {
           await rollbackQuietly(conn)
+          this.schemaEpoch++
           if (!isConstraintError(err)) {
             throw err
           }
@@ -389,6 +392,8 @@ export class DuckDBEngine implements Engine {
         return n
       } catch (err) {
         await rollbackQuietly(conn)
+        // staging tables created inside the rolled-back transaction no longer exist
+        this.schemaEpoch++
         throw err
       }
     })
@@ -398,7 +403,8 @@ export class DuckDBEngine implements Engine {
     if (this.cacheEpoch !== this.schemaEpoch) {
       this.cacheEpoch = this.schemaEpoch
       this.targets.clear()
-      // staging tables are dropped lazily: their names are simply forgotten and recreated
+      // staging tables are typed after their target, which may have changed
+      this.staleStaging.push(...this.staging.values())
       this.staging.clear()
     }
   }
@@ -452,6 +458,10 @@ export class DuckDBEngine implements Engine {
   /** Staging path: append into a TEMP table, then one upsert per group (last row wins). */
   private async writeStaged(conn: DuckDBConnection, groups: Group[]): Promise<number> {
     const qi = this.dialect.quoteIdent
+    this.syncCaches()
+    for (const name of this.staleStaging.splice(0)) {
+      await conn.run(`DROP TABLE IF EXISTS temp.main.${name}`)
+    }
     let n = 0
     for (const g of groups) {
       const info = await this.targetInfo(conn, g.schema, g.table)
@@ -469,8 +479,6 @@ export class DuckDBEngine implements Engine {
         const defs = cols.map((c) => `${qi(c)} ${info.types[info.names.indexOf(c)]}`)
         await conn.run(`CREATE OR REPLACE TEMP TABLE ${stg} (_seq BIGINT, ${defs.join(', ')})`)
         this.staging.set(skey, stg)
-      } else {
-        await conn.run(`DELETE FROM temp.main.${stg}`)
       }
       const sources: Source[] = [{ kind: 'seq' }, ...(g.child ? [{ kind: 'tid' } as const] : [])]
       g.columns.forEach((_, index) => sources.push({ kind: 'col', index }))
@@ -494,6 +502,8 @@ export class DuckDBEngine implements Engine {
           `QUALIFY row_number() OVER (PARTITION BY ${keys.map(qi).join(', ')} ORDER BY _seq DESC) = 1 ` +
           `ON CONFLICT (${keys.map(qi).join(', ')}) ${conflict}`,
       )
+      // left empty for the next write; a rollback restores this empty state
+      await conn.run(`DELETE FROM temp.main.${stg}`)
     }
     return n
   }
