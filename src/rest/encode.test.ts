@@ -129,3 +129,63 @@ describe('bodies', () => {
     )
   })
 })
+
+describe('formatFloat32 fast path', () => {
+  it('agrees with the toPrecision reference on random and edge float32 values', async () => {
+    const { formatFloat32Reference } = await import('./encode.js')
+    const buf = new DataView(new ArrayBuffer(4))
+    let seed = 12345
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      return seed
+    }
+    const values: number[] = [1e-7, 1e-6, 9.999999e-7, 1e21, 9.99e20, 123456.7, 0.3, 1 / 3, 1e-45, 3.4e38, 16777218, 1e10]
+    for (let i = 0; i < 30_000; i++) {
+      buf.setUint32(0, next())
+      values.push(buf.getFloat32(0))
+      values.push(Math.fround((next() % 100000) / 100))
+    }
+    const mismatches: string[] = []
+    for (const v of values) {
+      const f = Math.fround(v)
+      if (!Number.isFinite(f) || f === 0 || (Number.isInteger(f) && Math.abs(f) < 16777216)) {
+        continue
+      }
+      const got = formatFloat32(f)
+      if (got !== formatFloat32Reference(f) || Math.fround(Number(got)) !== f) {
+        mismatches.push(`${f}: ${got} vs ${formatFloat32Reference(f)}`)
+      }
+    }
+    expect(mismatches.slice(0, 10)).toEqual([])
+  })
+})
+
+describe('TimestampFormatter', () => {
+  it('agrees with formatTimestamp for every precision, zone and sign', async () => {
+    const { TimestampFormatter } = await import('./encode.js')
+    const { formatTimestamp } = await import('../sql/time.js')
+    const per = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n } as const
+    let seed = 7
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      return seed
+    }
+    const mismatches: string[] = []
+    for (const precision of ['ms', 'us', 'ns'] as const) {
+      for (const tz of [undefined, 'Asia/Shanghai', 'America/New_York', 'Asia/Kolkata']) {
+        const fmt = new TimestampFormatter(precision, tz)
+        // sorted runs (cache hits) and random jumps (misses), before and after 1970
+        let t = -86_400n * 400n * per[precision]
+        for (let i = 0; i < 3000; i++) {
+          t += i % 50 === 0 ? BigInt(next()) * per[precision] : BigInt(next() % 5000)
+          const got = fmt.format(t)
+          const want = formatTimestamp(t, precision, tz)
+          if (got !== want) {
+            mismatches.push(`${precision} ${tz} ${t}: ${got} vs ${want}`)
+          }
+        }
+      }
+    }
+    expect(mismatches.slice(0, 10)).toEqual([])
+  })
+})

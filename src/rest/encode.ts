@@ -49,9 +49,56 @@ export function formatFloat64(v: number): string {
   return goExponent(String(v))
 }
 
+/** Nearest doubles of 10^k (exact for |k| <= 22), k in -70..70. */
+const POW10: number[] = Array.from({ length: 141 }, (_, i) => Number(`1e${i - 70}`))
+
+/** Text of m * 10^k (m a positive integer) with Go's plain/exponent choice. */
+function decimalText(m: number, k: number): string {
+  while (m % 10 === 0) {
+    m /= 10
+    k++
+  }
+  const d = String(m)
+  const n = d.length
+  const e = k + n - 1 // decimal exponent of the first digit
+  if (e < -6 || e >= 21) {
+    const abs = e < 0 ? -e : e
+    return `${d[0]}${n > 1 ? `.${d.slice(1)}` : ''}e${e < 0 ? '-' : '+'}${abs < 10 ? '0' : ''}${abs}`
+  }
+  if (k >= 0) {
+    return d + '0'.repeat(k)
+  }
+  if (e >= 0) {
+    return `${d.slice(0, n + k)}.${d.slice(n + k)}`
+  }
+  return `0.${'0'.repeat(-e - 1)}${d}`
+}
+
+/** Slow, obviously right search: smallest p whose toPrecision(p) reads back as the float32. */
+function formatFloat32Slow(f: number): string {
+  let lo = 1
+  let hi = 9
+  let best = ''
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1
+    const text = f.toPrecision(mid)
+    if (Math.fround(Number(text)) === f) {
+      best = text
+      hi = mid - 1
+    } else {
+      lo = mid + 1
+    }
+  }
+  return goExponent(String(Number(best === '' ? f.toPrecision(9) : best)))
+}
+
 /**
  * FLOAT: the shortest decimal that reads back as the same float32 (stored 10.3 prints `10.3`,
  * not the float64 expansion `10.300000190734863`). NaN/Inf -> null.
+ *
+ * Hot path of large results: candidates m * 10^k are tried with plain arithmetic for 1..9
+ * significant digits; the winner is checked once by parsing its text, and anything doubtful
+ * falls back to the toPrecision search.
  */
 export function formatFloat32(v: number): string {
   const f = Math.fround(v)
@@ -65,14 +112,100 @@ export function formatFloat32(v: number): string {
   if (Number.isInteger(f) && f > -16777216 && f < 16777216) {
     return String(f)
   }
-  for (let p = 1; p < 9; p++) {
-    const d = Number(f.toPrecision(p))
-    if (Math.fround(d) === f) {
-      return goExponent(String(d))
+  const neg = f < 0
+  const a = neg ? -f : f
+  const e = Math.floor(Math.log10(a))
+  for (let p = 1; p <= 9; p++) {
+    const k = e - p + 1
+    if (k < -70 || k > 70) {
+      break
+    }
+    const m = k >= 0 ? Math.round(a / POW10[k + 70]) : Math.round(a * POW10[70 - k])
+    const c = k >= 0 ? m * POW10[k + 70] : m / POW10[70 - k]
+    if (m > 0 && Math.fround(c) === a) {
+      const text = decimalText(m, k)
+      if (Math.fround(Number(text)) === a) {
+        return neg ? `-${text}` : text
+      }
+      break
     }
   }
-  // 9 significant digits always identify a float32.
-  return goExponent(String(Number(f.toPrecision(9))))
+  return formatFloat32Slow(f)
+}
+
+export { formatFloat32Slow as formatFloat32Reference }
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
+const TWO_DIGITS: string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : String(i)))
+const TICKS_PER_SECOND_NUM: Record<Precision, number> = { ms: 1000, us: 1_000_000, ns: 1_000_000_000 }
+
+/**
+ * TIMESTAMP rendering for one response. `formatTimestamp` (src/sql/time.ts) is the reference
+ * rendering; this caches its output per day (UTC: the time of day is plain arithmetic) or per
+ * second (other zones, whose offset can change within a day), so long results do not pay a
+ * BigInt + Date round trip per value.
+ */
+export class TimestampFormatter {
+  readonly #precision: Precision
+  readonly #tz: string | undefined
+  readonly #per: number
+  readonly #perBig: bigint
+  #day = NaN
+  #dayPrefix = ''
+  #sec = NaN
+  #secPrefix = ''
+  #secSuffix = ''
+
+  constructor(precision: Precision, tz: string | undefined) {
+    this.#precision = precision
+    this.#tz = tz
+    this.#per = TICKS_PER_SECOND_NUM[precision]
+    this.#perBig = BigInt(this.#per)
+  }
+
+  format(v: bigint | number): string {
+    let secs: number
+    let frac: number
+    if (typeof v === 'number' || (v <= MAX_SAFE && v >= -MAX_SAFE && this.#precision !== 'ns')) {
+      // below 2^53 Number arithmetic is exact (ms/us ticks up to year ~2255)
+      const t = Number(v)
+      secs = Math.floor(t / this.#per)
+      frac = t - secs * this.#per
+    } else {
+      const t = typeof v === 'bigint' ? v : BigInt(v)
+      let s = t / this.#perBig
+      let f = t - s * this.#perBig
+      if (f < 0n) {
+        s -= 1n
+        f += this.#perBig
+      }
+      secs = Number(s)
+      frac = Number(f)
+    }
+    const fraction = String(this.#per + frac).slice(1)
+    if (this.#tz === undefined) {
+      const day = Math.floor(secs / 86400)
+      if (day !== this.#day) {
+        this.#day = day
+        // "YYYY-MM-DDT" of the day's midnight
+        const text = formatTimestamp(BigInt(day * 86400) * this.#perBig, this.#precision)
+        this.#dayPrefix = text.slice(0, text.indexOf('T') + 1)
+      }
+      let sod = secs - day * 86400
+      const hh = Math.floor(sod / 3600)
+      sod -= hh * 3600
+      const mm = Math.floor(sod / 60)
+      return `${this.#dayPrefix}${TWO_DIGITS[hh]}:${TWO_DIGITS[mm]}:${TWO_DIGITS[sod - mm * 60]}.${fraction}Z`
+    }
+    if (secs !== this.#sec) {
+      this.#sec = secs
+      const text = formatTimestamp(BigInt(secs) * this.#perBig, this.#precision, this.#tz)
+      const dot = text.indexOf('.', text.indexOf('T'))
+      this.#secPrefix = text.slice(0, dot + 1)
+      this.#secSuffix = text.slice(dot + 1 + fraction.length)
+    }
+    return this.#secPrefix + fraction + this.#secSuffix
+  }
 }
 
 // Value kinds, resolved once per column so the row loop is a switch, not a closure per value.
@@ -128,7 +261,7 @@ export function columnMetaJson(columns: readonly ColumnMeta[]): string {
   return s + ']'
 }
 
-function encodeValue(v: unknown, kind: number, precision: Precision, tz: string | undefined): string {
+function encodeValue(v: unknown, kind: number, ts: TimestampFormatter): string {
   if (v === null || v === undefined) {
     return 'null'
   }
@@ -141,7 +274,7 @@ function encodeValue(v: unknown, kind: number, precision: Precision, tz: string 
     case K_FLOAT:
       return formatFloat32(Number(v))
     case K_TIMESTAMP:
-      return `"${formatTimestamp(typeof v === 'bigint' ? v : BigInt(v as number), precision, tz)}"`
+      return `"${ts.format(v as bigint | number)}"`
     case K_STRING:
       return JSON.stringify(typeof v === 'string' ? v : String(v))
     case K_BOOL:
@@ -171,7 +304,7 @@ export async function* encodeQueryBody(
   opts: EncodeOptions,
 ): AsyncGenerator<string, void, undefined> {
   const { columns, precision } = result
-  const { tz } = opts
+  const ts = new TimestampFormatter(precision, opts.tz)
   const limit = opts.rowLimit < 0 ? Infinity : opts.rowLimit
   const ncol = columns.length
   const kinds = columns.map((c) => kindOf(c.type))
@@ -189,7 +322,7 @@ export async function* encodeQueryBody(
           if (i > 0) {
             s += ','
           }
-          s += encodeValue(row[i], kinds[i], precision, tz)
+          s += encodeValue(row[i], kinds[i], ts)
         }
         s += ']'
       }
