@@ -103,6 +103,12 @@ describe('createApp', () => {
     expect(lines.map((l) => (JSON.parse(l) as { sql: string }).sql)).toEqual(['select 1'])
   })
 
+  it('adds CORS headers to error responses too', async () => {
+    const res = await app.request('/nowhere', { headers: { Origin: 'http://ui.test' } })
+    expect(res.status).toBe(404)
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+  })
+
   it('answers CORS preflights for any path', async () => {
     const res = await app.request('/rest/sql', {
       method: 'OPTIONS',
