@@ -407,6 +407,18 @@ export function selectCases(): Case[] {
       raw: '{"code":0,"column_meta":[["ts","TIMESTAMP",8]],"data":[["2021-07-13T16:16:48.000+08:00"]],"rows":1}',
     },
     {
+      name: 'tz with a summer offset (Europe/London in July)',
+      sql: 'select ts from power.d1001 where voltage = 217',
+      query: 'tz=Europe%2FLondon',
+      expect: rowsOf([['ts', 'TIMESTAMP', 8]], [['2021-07-13T09:16:48.000+01:00']]),
+    },
+    {
+      name: 'tz whose offset is zero prints Z (Go RFC 3339)',
+      sql: 'select ts from power.d1001 where voltage = 217',
+      query: 'tz=Africa%2FAbidjan',
+      expect: rowsOf([['ts', 'TIMESTAMP', 8]], [['2021-07-13T08:16:48.000Z']]),
+    },
+    {
       name: 'us precision keeps 6 fraction digits',
       sql: 'select ts, v from cf_us.st',
       raw: '{"code":0,"column_meta":[["ts","TIMESTAMP",8],["v","INT",4]],"data":[["2021-07-13T08:16:48.000123Z",1]],"rows":1}',
