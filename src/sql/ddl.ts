@@ -121,7 +121,8 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
           await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl)
           continue
         }
-        const stDb = resolveDb(clause.using.stable.db, ctx)
+        // an unprefixed super table in USING is looked up in the child's database
+        const stDb = clause.using.stable.db ?? db
         if (stDb !== db) {
           throw new TdError(TD.PAR_CORRESPONDING_STABLE_ERR, 'Corresponding super table not in this db')
         }
