@@ -74,6 +74,7 @@ interface Source {
   baseWhere: string[]
   /** raw SQL of the per-table order key of super tables */
   tidRaw?: string
+  tidOf?: (name: string) => number | undefined
 }
 
 const TBNAME_TYPE: TypeInfo = { type: 'VARCHAR', length: 192 }
@@ -198,6 +199,10 @@ class Planner {
           (join ? ` JOIN ${schema}.${this.q(`${st.name}$tags`)} AS t ON d.${this.q('_tid')} = t.${this.q('_tid')}` : ''),
         baseWhere: [],
         tidRaw: `d.${this.q('_tid')}`,
+        tidOf: (name) => {
+          const child = this.env.catalog.getTable(db.name, name)
+          return child?.kind === 'child' && child.stable === st.name ? child.tid : undefined
+        },
       }
     }
     const tb = this.env.catalog.getTable(db.name, from.name)
@@ -322,6 +327,9 @@ class Planner {
       level: 'where',
       inAgg: false,
     }
+    if (src?.tidRaw !== undefined && src.tidOf !== undefined) {
+      ctxBase.tid = { raw: src.tidRaw, of: src.tidOf }
+    }
     const whereParts = [...(src?.baseWhere ?? [])]
     if (stmt.where !== undefined) {
       const w = compile(stmt.where, ctxBase)
@@ -358,6 +366,7 @@ class Planner {
       throw new TdError(TD.PAR_GROUPBY_WINDOW_COEXIST, "GROUP BY and WINDOW-clause can't be used together")
     }
     const ctx: CompileCtx = { ...ctxBase, scope: mainScope, level: 'main' }
+    delete ctx.tid
     if (window !== undefined) {
       ctx.window = { spec: window, w: `b.${this.q('__w')}` }
     }
@@ -613,6 +622,8 @@ interface CompileCtx {
   inAgg: boolean
   window?: { spec: WindowSpec; w: string }
   agg?: { keys: Map<string, string>; companion?: Companion }
+  /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
+  tid?: { raw: string; of: (name: string) => number | undefined }
 }
 
 interface Compiled {
@@ -990,6 +1001,10 @@ function compile(e: Expr, ctx: CompileCtx): Compiled {
       return { sql: `(${x.sql} ${e.not ? 'NOT ' : ''}BETWEEN ${lo.sql} AND ${hi.sql})`, type: BOOL }
     }
     case 'in': {
+      const byTid = tbnameToTid(e.expr, e.list, ctx)
+      if (byTid !== undefined) {
+        return { sql: byTid.length === 0 ? (e.not ? 'TRUE' : 'FALSE') : `(${ctx.tid?.raw} ${e.not ? 'NOT ' : ''}IN (${byTid.join(', ')}))`, type: BOOL }
+      }
       const x = compile(e.expr, ctx)
       const list = e.list.map((v) => compileAgainst(v, x.type, ctx).sql)
       return { sql: `(${x.sql} ${e.not ? 'NOT ' : ''}IN (${list.join(', ')}))`, type: BOOL }
@@ -1273,6 +1288,16 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
     const r = compile(e.right, ctx)
     return { sql: `(${l.sql} ${e.op} ${r.sql})`, type: BOOL }
   }
+  if (e.op === '=' || e.op === '!=') {
+    const [name, lit] = e.left.kind === 'col' ? [e.left, e.right] : [e.right, e.left]
+    const byTid = tbnameToTid(name, [lit], ctx)
+    if (byTid !== undefined) {
+      if (byTid.length === 0) {
+        return { sql: e.op === '=' ? 'FALSE' : 'TRUE', type: BOOL }
+      }
+      return { sql: `(${ctx.tid?.raw} ${e.op === '=' ? '=' : '<>'} ${byTid[0]})`, type: BOOL }
+    }
+  }
   if (COMPARISON.has(e.op)) {
     // a datetime string or NOW expression compared with a timestamp is folded to ticks
     let l: Compiled
@@ -1310,6 +1335,31 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
   // TDengine arithmetic yields DOUBLE
   const dbl = p.physType('DOUBLE')
   return { sql: `(CAST(${l.sql} AS ${dbl}) ${e.op} CAST(${r.sql} AS ${dbl}))`, type: DOUBLE }
+}
+
+/**
+ * `tbname = 'd1'` / `tbname IN (...)` in a super-table WHERE become `_tid` tests, resolved in the
+ * catalog at plan time, so the backend filters on the key column. Undefined when not applicable;
+ * names that are no child of this super table drop out of the list.
+ */
+function tbnameToTid(x: Expr, list: Expr[], ctx: CompileCtx): number[] | undefined {
+  if (ctx.tid === undefined || x.kind !== 'col' || x.name !== 'tbname' || ctx.scope.get('tbname')?.type !== TBNAME_TYPE) {
+    return undefined
+  }
+  if (x.table !== undefined && !ctx.qualifiers.has(x.table)) {
+    return undefined
+  }
+  if (!list.every((v) => v.kind === 'str')) {
+    return undefined
+  }
+  const tids: number[] = []
+  for (const v of list) {
+    const tid = ctx.tid.of((v as { value: string }).value)
+    if (tid !== undefined) {
+      tids.push(tid)
+    }
+  }
+  return tids
 }
 
 function isTimeCall(e: Expr): boolean {

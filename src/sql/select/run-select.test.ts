@@ -213,6 +213,11 @@ describe('SELECT over tables', () => {
     expect(await rows('select count(*) from db.st where f is null or s is null')).toEqual([[3n]])
     expect(await rows(`select count(*) from db.d1 where ts > ${T0} and ts <= now`)).toEqual([[3n]])
     expect(await rows('select count(*) from db.d1 where ts > now - 1h')).toEqual([[3n]])
+    expect(await rows("select count(*) from db.st where tbname = 'd2'")).toEqual([[2n]])
+    expect(await rows("select count(*) from db.st where tbname in ('d1', 'nope')")).toEqual([[4n]])
+    expect(await rows("select count(*) from db.st where tbname != 'd1'")).toEqual([[2n]])
+    expect(await rows("select count(*) from db.st where tbname = 'nope'")).toEqual([[0n]])
+    expect(await rows("select tbname, c from db.st where tbname not in ('d1') order by c")).toEqual([['d2', 10], ['d2', 20]])
   })
 
   it('orders by positions and aliases with TDengine NULL defaults, LIMIT m, n and DISTINCT', async () => {

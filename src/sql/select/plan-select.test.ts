@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openStorage, type Storage } from '../../storage/index.js'
+import { Cursor } from '../cursor.js'
+import { tokenize } from '../lexer.js'
+import { parseSelect } from './parse-select.js'
+import { planSelect, type SelectPlan } from './plan-select.js'
+
+let storage: Storage
+let d2Tid = 0
+
+function plan(sql: string, defaultDb?: string): SelectPlan {
+  const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
+  return planSelect(stmt, {
+    catalog: storage.catalog,
+    dialect: storage.engine.dialect,
+    ctx: defaultDb === undefined ? { user: 'root' } : { user: 'root', defaultDb },
+    nowMs: Date.UTC(2024, 0, 1),
+  })
+}
+
+beforeAll(async () => {
+  storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
+  await storage.catalog.createDatabase('db', { precision: 'us' }, false)
+  await storage.catalog.createStable(
+    'db',
+    'st',
+    [
+      { name: 'ts', type: 'TIMESTAMP', length: 8 },
+      { name: 'c', type: 'BIGINT', length: 8 },
+    ],
+    [{ name: 'info', type: 'JSON', length: 4095 }],
+    false,
+  )
+  await storage.catalog.createChildTable('db', 'd1', 'st', { info: { a: 1 } }, false)
+  d2Tid = (await storage.catalog.createChildTable('db', 'd2', 'st', { info: null }, false)).tid
+})
+
+afterAll(async () => {
+  await storage?.close()
+})
+
+describe('planSelect: backend SQL shape', () => {
+  it('folds datetime strings and NOW arithmetic to integer ticks in the scan WHERE', () => {
+    const p = plan("select c from db.d1 where ts >= '2024-01-01T00:00:00Z' and ts < now + 1s")
+    const t = Date.UTC(2024, 0, 1) * 1000
+    expect(p.precision).toBe('us')
+    expect(p.sql).toContain(`(d."ts" >= ${t})`)
+    expect(p.sql).toContain(`(d."ts" < ${t + 1_000_000})`)
+    // a child table is its super table's rows with its _tid
+    expect(p.sql).toMatch(/\(d\."_tid" = \d+\)/)
+    // no join: a child's tags are constants
+    expect(p.sql).not.toContain('$tags')
+  })
+
+  it('turns tbname equality and IN lists into _tid filters and joins tags only when needed', () => {
+    expect(plan('select count(*) from db.st').sql).not.toContain('$tags')
+    const p = plan("select count(*) from db.st where tbname in ('d2', 'missing')")
+    expect(p.sql).toContain(`(d."_tid" IN (${d2Tid}))`)
+    expect(plan("select count(*) from db.st where tbname = 'missing'").sql).toContain('FALSE')
+  })
+
+  it('buckets INTERVAL windows with integer arithmetic and groups in the backend', () => {
+    const p = plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname')
+    expect(p.sql).toContain('(d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000)) AS "__w"')
+    expect(p.sql).toMatch(/GROUP BY b\."tbname", b\."__w"/)
+    expect(p.columns).toEqual([
+      { name: '_wstart', type: 'TIMESTAMP', length: 8 },
+      { name: 'avg(c)', type: 'DOUBLE', length: 8 },
+    ])
+  })
+
+  it('limits rows per partition with row_number() and partitions with dense_rank()', () => {
+    const p = plan('select tbname, c from db.st partition by tbname slimit 1 limit 2')
+    expect(p.sql).toContain('row_number() OVER (PARTITION BY b."tbname"')
+    expect(p.sql).toContain('dense_rank() OVER (ORDER BY b."tbname" ASC NULLS LAST)')
+    expect(p.sql).toContain('"__rn" <= 2')
+    expect(p.sql).toContain('"__pr" <= 1')
+  })
+
+  it('types results per the function table and names columns as written', () => {
+    expect(plan('select SUM(c), Min(ts), spread(c) from st', 'db').columns).toEqual([
+      { name: 'sum(c)', type: 'BIGINT', length: 8 },
+      { name: 'min(ts)', type: 'TIMESTAMP', length: 8 },
+      { name: 'spread(c)', type: 'DOUBLE', length: 8 },
+    ])
+    expect(plan('select info, c + 1 as inc, tbname from st', 'db').columns).toEqual([
+      { name: 'info', type: 'JSON', length: 4095 },
+      { name: 'inc', type: 'DOUBLE', length: 8 },
+      { name: 'tbname', type: 'VARCHAR', length: 192 },
+    ])
+  })
+})
