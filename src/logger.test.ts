@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { defaultConfig } from './config/index.js'
 import type { AppConfig } from './config/types.js'
 import { createLogger, logFileName, pinoLevel, rotationInterval } from './logger.js'
@@ -172,6 +172,30 @@ describe('createLogger', () => {
     const all = files.flatMap((f) => readLines(join(dir, f)))
     expect(all.some((l) => l.i === 29)).toBe(true)
     expect(all.some((l) => l.i === 0)).toBe(false)
+  })
+
+  it('rotates by time: a write after the period boundary goes to a new file', async () => {
+    // Only Date is faked: the library's timers stay real, so its boundary timer really fires.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(new Date(2030, 0, 1, 12, 0, 59, 500))
+      const dir = mkdtempSync(join(tmpdir(), 'logger-'))
+      const out = memoryStdout()
+      const handle = createLogger(configWith(dir, { rotationTime: 60_000, rotationCount: 10 }), { stdout: out.stream })
+      handles.push(handle)
+      handle.logger.info('first period')
+      await new Promise((r) => setTimeout(r, 100))
+      // the clock crosses 12:01:00; the rotation timer was armed for 500 ms (real) from the start
+      vi.setSystemTime(new Date(2030, 0, 1, 12, 1, 0, 100))
+      await new Promise((r) => setTimeout(r, 900))
+      handle.logger.info('second period')
+      await handle.flush()
+      const files = readdirSync(dir).filter((f) => f.endsWith('.log')).sort()
+      expect(files).toEqual(['db-adapter_2030_01_01_12_00.log', 'db-adapter_2030_01_01_12_01.log'])
+      expect(files.map((f) => readLines(join(dir, f)).map((l) => l.msg))).toEqual([['first period'], ['second period']])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   it('an unwritable log.path is reported once on stdout and logging goes on to stdout', async () => {
