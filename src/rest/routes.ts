@@ -22,6 +22,8 @@ export interface RestDeps {
   logger: Logger
   /** optional: without it nothing is ever paused */
   gate?: RestGate
+  /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
+  sqlLogger?: Logger
 }
 
 /**

@@ -66,7 +66,9 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   const db = c.req.param('db')
   const defaultDb = db === undefined || db === '' ? undefined : db
   const log = deps.logger
-  if (deps.config.log.enableRecordHttpSql || log.isLevelEnabled('debug')) {
+  // `log.enableRecordHttpSql`: one line per statement in the SQL log (passwords redacted).
+  deps.sqlLogger?.info({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'sql')
+  if (log.isLevelEnabled('debug')) {
     log.debug({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
   }
   let result: SqlResult
