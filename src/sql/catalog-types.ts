@@ -9,6 +9,14 @@ import type {
   UserInfo,
 } from '../storage/types.js'
 
+/** One child table for `Catalog.createChildTables`. */
+export interface ChildTableSpec {
+  name: string
+  stable: string
+  tags: Record<string, TagValue>
+  ttl?: number
+}
+
 /**
  * The catalog: databases, super tables, tables, users. Persisted in the engine's catalog schema
  * and cached in memory; every mutation goes through here so the physical tables and the catalog
@@ -59,6 +67,12 @@ export interface Catalog {
     ifNotExists: boolean,
     ttl?: number,
   ): Promise<TableInfo>
+  /**
+   * Creates many children in one transaction (one statement per 500 rows), all or none; returns
+   * one info per spec in order (existing ones when ifNotExists). Much faster than a loop of
+   * createChildTable when an INSERT or a schemaless batch auto-creates many tables.
+   */
+  createChildTables?(db: string, tables: ChildTableSpec[], ifNotExists: boolean): Promise<TableInfo[]>
   createNormalTable(
     db: string,
     name: string,

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog, ChildTableSpec } from './catalog-types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
 import type {
   ColumnDef,
@@ -704,51 +704,113 @@ class SqlCatalog implements Catalog {
     if (existing && ifNotExists) {
       return existing
     }
+    const [info] = await this.createChildTables(db, [{ name, stable, tags, ttl }], ifNotExists)
+    return info
+  }
+
+  async createChildTables(db: string, specs: ChildTableSpec[], ifNotExists: boolean): Promise<TableInfo[]> {
+    const known = specs.map((x) => this.tables.get(db)?.get(x.name))
+    if (ifNotExists && known.every((t) => t !== undefined)) {
+      return known as TableInfo[]
+    }
     return this.mutate(async () => {
-      const st = this.requireStable(db, stable)
-      const cur = this.tables.get(db)?.get(name)
-      if (cur) {
-        if (ifNotExists) {
-          return cur
+      this.requireDb(db)
+      const out: TableInfo[] = []
+      const fresh: TableInfo[] = []
+      const pending = new Map<string, TableInfo>()
+      for (const spec of specs) {
+        const st = this.requireStable(db, spec.stable)
+        const cur = this.tables.get(db)?.get(spec.name) ?? pending.get(spec.name)
+        if (cur) {
+          if (ifNotExists) {
+            out.push(cur)
+            continue
+          }
+          throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
         }
-        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
-      }
-      if (this.stables.get(db)?.has(name)) {
-        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
-      }
-      const full: Record<string, TagValue> = {}
-      for (const t of st.tags) {
-        full[t.name] = tags[t.name] ?? null
-      }
-      for (const k of Object.keys(tags)) {
-        if (!st.tags.some((t) => t.name === k)) {
-          throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
+        if (this.stables.get(db)?.has(spec.name)) {
+          throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
         }
+        for (const k of Object.keys(spec.tags)) {
+          if (!st.tags.some((t) => t.name === k)) {
+            throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
+          }
+        }
+        const full: Record<string, TagValue> = {}
+        for (const t of st.tags) {
+          full[t.name] = spec.tags[t.name] ?? null
+        }
+        const info: TableInfo = {
+          db,
+          name: spec.name,
+          kind: 'child',
+          tid: 0, // allocated below, once every spec is valid
+          stable: spec.stable,
+          tags: full,
+          ttl: spec.ttl ?? 0,
+          createdAt: Date.now(),
+        }
+        pending.set(spec.name, info)
+        fresh.push(info)
+        out.push(info)
       }
-      const key = `${db}\u0000${stable}`
-      const tid = this.allocTid(key)
-      const info: TableInfo = { db, name, kind: 'child', tid, stable, tags: full, ttl, createdAt: Date.now() }
+      if (fresh.length === 0) {
+        return out
+      }
+      const saved = new Map<string, number | undefined>()
+      for (const info of fresh) {
+        const key = `${db}\u0000${info.stable as string}`
+        if (!saved.has(key)) {
+          saved.set(key, this.nextTid.get(key))
+        }
+        info.tid = this.allocTid(key)
+      }
       const qi = this.d.quoteIdent
-      const tagCols = st.tags.map((t) => qi(t.name))
-      const tagVals = st.tags.map((t) => tagLiteral(this.d, t, full[t.name]))
       try {
         await this.engine.transaction(async (tx) => {
-          await tx.exec(
-            `INSERT INTO ${this.phys(db, `${stable}$tags`)} (${qi('_tid')}, ${qi('tbname')}${tagCols.map((c) => `, ${c}`).join('')}) VALUES (${tid}, ${this.s(name)}${tagVals.map((v) => `, ${v}`).join('')})`,
-          )
-          await tx.exec(
-            `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, 'child', ${tid}, ${this.s(stable)}, ${this.s(encodeTags(full))}, NULL, ${ttl}, ${info.createdAt}, NULL)`,
-          )
+          const byStable = new Map<string, TableInfo[]>()
+          for (const info of fresh) {
+            const list = byStable.get(info.stable as string) ?? []
+            list.push(info)
+            byStable.set(info.stable as string, list)
+          }
+          for (const [stable, list] of byStable) {
+            const st = this.requireStable(db, stable)
+            const head = `INSERT INTO ${this.phys(db, `${stable}$tags`)} (${[qi('_tid'), qi('tbname'), ...st.tags.map((t) => qi(t.name))].join(', ')}) VALUES `
+            for (const part of slices(list, INSERT_ROWS_PER_STATEMENT)) {
+              const values = part.map((info) => {
+                const vals = st.tags.map((t) => tagLiteral(this.d, t, info.tags?.[t.name]))
+                return `(${[String(info.tid), this.s(info.name), ...vals].join(', ')})`
+              })
+              await tx.exec(head + values.join(', '))
+            }
+          }
+          for (const part of slices(fresh, INSERT_ROWS_PER_STATEMENT)) {
+            const values = part.map(
+              (info) =>
+                `(${this.s(db)}, ${this.s(info.name)}, 'child', ${info.tid}, ${this.s(info.stable as string)}, ${this.s(encodeTags(info.tags ?? {}))}, NULL, ${info.ttl}, ${info.createdAt}, NULL)`,
+            )
+            await tx.exec(
+              `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES ${values.join(', ')}`,
+            )
+          }
         })
       } catch (err) {
-        // give the id back only when nothing else took a later one (keeps ids compact)
-        if (this.nextTid.get(key) === tid + 1) {
-          this.nextTid.set(key, tid)
+        // nothing was created: give the ids back (keeps them compact)
+        for (const [key, v] of saved) {
+          if (v === undefined) {
+            this.nextTid.delete(key)
+          } else {
+            this.nextTid.set(key, v)
+          }
         }
         throw err
       }
-      mapOf(this.tables, db).set(name, info)
-      return info
+      const tbls = mapOf(this.tables, db)
+      for (const info of fresh) {
+        tbls.set(info.name, info)
+      }
+      return out
     })
   }
 
@@ -1007,6 +1069,15 @@ class SqlCatalog implements Catalog {
       this.authCache.set(name, { digest, until: Date.now() + AUTH_CACHE_MS })
     }
     return ok
+  }
+}
+
+/** rows per multi-row INSERT when creating many children at once (keeps SQL text moderate) */
+const INSERT_ROWS_PER_STATEMENT = 500
+
+function* slices<T>(list: T[], size: number): Generator<T[]> {
+  for (let i = 0; i < list.length; i += size) {
+    yield list.slice(i, i + size)
   }
 }
 

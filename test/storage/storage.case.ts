@@ -171,6 +171,43 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       expect(s.catalog.listTables(db)).toEqual([])
     })
 
+    it('creates many children in one call, all or none', async () => {
+      const s = await fresh()
+      const db = await meters(s)
+      const c = s.catalog
+      expect(c.createChildTables).toBeTypeOf('function')
+      const create = c.createChildTables!.bind(c)
+      await c.createStable(db, 'other', METER_COLS, METER_TAGS, false)
+      await c.createChildTable(db, 'c0', 'meters', { groupid: 0 }, false)
+      const specs = Array.from({ length: 1200 }, (_, i) => ({
+        name: `c${i}`,
+        stable: i % 2 === 0 ? 'meters' : 'other',
+        tags: { groupid: i, location: `loc'${i}` },
+      }))
+      const infos = await create(db, specs, true)
+      expect(infos.map((x) => x.name)).toEqual(specs.map((x) => x.name))
+      // c0 already existed with tid 1; meters children continue at 2, other's start at 1
+      expect(infos[0]).toMatchObject({ tid: 1, tags: { groupid: 0, location: null } })
+      expect(infos[2].tid).toBe(2)
+      expect(infos[1].tid).toBe(1)
+      expect(infos[1199].tid).toBe(600)
+      expect(await s.engine.query(`SELECT count(*), max(_tid) FROM ${q(s, db, 'meters$tags')}`)).toEqual([[600n, 600]])
+      expect(await s.engine.query(`SELECT tbname, groupid, location FROM ${q(s, db, 'other$tags')} WHERE _tid = 600`)).toEqual([
+        ['c1199', 1199, "loc'1199"],
+      ])
+      // one bad spec: nothing is created and no id is consumed
+      await expectTd(
+        create(db, [{ name: 'x1', stable: 'meters', tags: {} }, { name: 'x2', stable: 'meters', tags: { bad: 1 } }], true),
+        9742,
+      )
+      await expectTd(create(db, [{ name: 'x1', stable: 'meters', tags: {} }, { name: 'c5', stable: 'other', tags: {} }], false), 1539)
+      expect(c.getTable(db, 'x1')).toBeUndefined()
+      // the same new name twice in one call is created once
+      const again = await create(db, [{ name: 'x1', stable: 'meters', tags: {} }, { name: 'x1', stable: 'meters', tags: {} }], true)
+      expect(again.map((x) => x.tid)).toEqual([601, 601])
+      expect(c.listTables(db)).toHaveLength(1201)
+    })
+
     it('alters columns and tags with TDengine errors', async () => {
       const s = await fresh()
       const db = await meters(s)
