@@ -18,6 +18,8 @@ import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
 import { createHttpMetrics } from './monitor/metrics.js'
+import type { HttpMetrics } from './monitor/metrics.js'
+import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
 import { openStorage } from './storage/index.js'
@@ -29,6 +31,9 @@ export interface RunningAdapter {
   /** base URL for clients on this host, e.g. `http://127.0.0.1:6041` */
   url: string
   app: Hono
+  /** the memory gate the app reads (the sampler of a later issue drives it; tests may set it) */
+  gate: Gate
+  metrics: HttpMetrics
   /** graceful shutdown; safe to call more than once */
   stop(): Promise<void>
 }
@@ -56,7 +61,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const gate = new Gate()
     const metrics = createHttpMetrics()
     const rest = createRestRoutes({ config, storage, sql, logger })
-    const app = createApp({ config, logger, sqlLogger, metrics, gate, rest })
+    const routes = createIngestRoutes({ config, storage, logger, gate })
+    const app = createApp({ config, logger, sqlLogger, metrics, gate, rest, routes })
 
     const listening = await listen(app, config.host, config.port)
     server = listening
@@ -84,7 +90,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       })()
       return stopping
     }
-    return { port, url, app, stop }
+    return { port, url, app, gate, metrics, stop }
   } catch (err) {
     // Whatever was opened before the failure is released; the error goes to the caller.
     if (server) {

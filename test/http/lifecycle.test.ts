@@ -27,6 +27,9 @@ describe('startAdapter', () => {
       expect(adapter.url).toBe(`http://127.0.0.1:${adapter.port}`)
       const ping = await fetch(`${adapter.url}/-/ping`)
       expect(ping.status).toBe(200)
+      adapter.gate.set('all-paused')
+      expect((await fetch(`${adapter.url}/-/ping`)).status).toBe(503)
+      adapter.gate.set('normal')
       const sql = await fetch(`${adapter.url}/rest/sql`, {
         method: 'POST',
         body: 'show databases',
