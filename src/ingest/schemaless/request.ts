@@ -1,0 +1,92 @@
+/**
+ * Request helpers shared by the schemaless write endpoints (line protocol, OpenTSDB HTTP and the
+ * later Prometheus remote write): credentials, `ttl`, and reading a body under a size cap.
+ * Framework-free (plain `Request`), so each endpoint module stays small.
+ */
+
+/** Credentials from `Authorization: Basic ...`, or undefined when absent or not usable. */
+export function basicCredentials(header: string | undefined | null): { user: string; password: string } | undefined {
+  const value = (header ?? '').trim()
+  if (!value.startsWith('Basic ')) {
+    return undefined
+  }
+  const encoded = value.slice(6).trim()
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
+    return undefined
+  }
+  const text = Buffer.from(encoded, 'base64').toString('utf8')
+  const at = text.indexOf(':')
+  if (at < 0) {
+    return undefined
+  }
+  return { user: text.slice(0, at), password: text.slice(at + 1) }
+}
+
+/**
+ * `ttl` query parameter: absent or empty -> 0 (none); otherwise a non-negative integer number of
+ * days. Returns an error text for anything else.
+ */
+export function parseTtl(raw: string | undefined): number | string {
+  if (raw === undefined || raw === '') {
+    return 0
+  }
+  if (!/^[+]?\d+$/.test(raw)) {
+    return `illegal param: ttl must be a non-negative integer (days), got ${JSON.stringify(raw)}`
+  }
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n > 2147483647) {
+    return `illegal param: ttl ${raw} is too large`
+  }
+  return n
+}
+
+/** Thrown when a body is larger than allowed; endpoints answer 413. */
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`request body exceeds http.maxBodySize (${limit} bytes)`)
+    this.name = 'BodyTooLarge'
+  }
+}
+
+/** The declared Content-Length when it is already over `limit` (checked before reading anything). */
+export function declaredTooLarge(req: Request, limit: number): boolean {
+  if (limit <= 0) {
+    return false
+  }
+  const cl = req.headers.get('Content-Length')
+  if (cl === null || !/^\d+$/.test(cl.trim())) {
+    return false
+  }
+  return Number(cl) > limit
+}
+
+/**
+ * Reads the whole body as UTF-8, failing with BodyTooLarge past `limit` bytes (0 or less: no cap).
+ * Chunked uploads and decompressed gzip bodies carry no usable Content-Length, so bytes are
+ * counted as they arrive and reading stops at the cap.
+ */
+export async function readBodyText(req: Request, limit: number): Promise<string> {
+  const body = req.body
+  if (body === null) {
+    return ''
+  }
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) {
+      break
+    }
+    total += value.byteLength
+    if (limit > 0 && total > limit) {
+      await reader.cancel().catch(() => undefined)
+      throw new BodyTooLarge(limit)
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) {
+    return Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength).toString('utf8')
+  }
+  return Buffer.concat(chunks, total).toString('utf8')
+}
