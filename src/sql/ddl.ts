@@ -20,6 +20,16 @@ export function resolveDb(db: string | undefined, ctx: SqlContext): string {
   return name
 }
 
+/**
+ * Name rules (sql-dialect.md 1.3): db names up to 64 bytes, table names up to 192, column and tag
+ * names up to 64; back-quoted names may not contain `.`. Violations: 9751 `Invalid identifier name`.
+ */
+export function checkIdentifier(name: string, maxBytes: number): void {
+  if (name.length === 0 || name.includes('.') || Buffer.byteLength(name) > maxBytes) {
+    throw new TdError(TD.PAR_INVALID_IDENTIFIER_NAME, `Invalid identifier name: ${name}`)
+  }
+}
+
 /** the database record or 904 `Database not exist` */
 export function requireDb(catalog: Catalog, name: string): DatabaseInfo {
   const d = catalog.getDatabase(name)
@@ -90,6 +100,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
   const { catalog } = env
   switch (stmt.type) {
     case 'createDatabase':
+      checkIdentifier(stmt.name, 64)
       await catalog.createDatabase(stmt.name, stmt.options as Parameters<Catalog['createDatabase']>[1], stmt.ifNotExists)
       return
     case 'dropDatabase':
@@ -105,6 +116,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
     case 'createStable': {
       const db = resolveDb(stmt.table.db, ctx)
       requireDb(catalog, db)
+      checkIdentifier(stmt.table.name, 192)
       const schema = toSchema(stmt.columns, stmt.tags)
       if (schema.tags.length === 0) {
         throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "" (a super table needs at least one tag)')
@@ -116,6 +128,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
       for (const clause of stmt.tables) {
         const db = resolveDb(clause.table.db, ctx)
         const dbInfo = requireDb(catalog, db)
+        checkIdentifier(clause.table.name, 192)
         if (clause.kind === 'normal') {
           const schema = toSchema(clause.columns, undefined)
           await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl)

@@ -115,6 +115,9 @@ describe('super tables and tables', () => {
     expect(await failure('create stable db.s (ts timestamp, v int) tags (t int)')).toEqual({ code: 864, desc: 'STable already exists' })
     expect(await exec('create stable if not exists db.s (ts timestamp, v int) tags (t int)')).toBe(0)
     expect(await failure('drop stable db.nope')).toEqual({ code: 866, desc: 'STable not exist' })
+    expect(await failure(`create stable db.${'x'.repeat(193)} (ts timestamp, v int) tags (t int)`)).toEqual({ code: 9751, desc: `Invalid identifier name: ${'x'.repeat(193)}` })
+    expect(await failure('create stable db.`a.b` (ts timestamp, v int) tags (t int)')).toEqual({ code: 9751, desc: 'Invalid identifier name: a.b' })
+    expect(await failure(`create stable db.s2 (ts timestamp, ${'c'.repeat(65)} int) tags (t int)`)).toMatchObject({ code: 9751 })
     expect(await failure('create stable nodb.s (ts timestamp, v int) tags (t int)')).toEqual({ code: 904, desc: 'Database not exist' })
   })
 

@@ -4,7 +4,7 @@ import { TD, TdError, tableNotExist } from './errors.js'
 import type { ExecEnv } from './executor.js'
 import { insertError } from './parser.js'
 import type { SqlContext } from './result.js'
-import { convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
+import { checkIdentifier, convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
 import { convertTag, convertValue, timestampRange, ValueError, type ValueContext } from './types.js'
 
 /**
@@ -129,6 +129,7 @@ export async function executeInsert(targets: InsertTarget[], sql: string, ctx: S
         const key = `${db}.${name}`
         pending = plan.pending.get(key)
         if (pending === undefined) {
+          checkIdentifier(name, 192)
           pending = { db, name, stable: st.name, tags: usingTags(sql, st, target.using, cx), batches: [] }
           plan.pending.set(key, pending)
         }
@@ -220,7 +221,7 @@ function planSupertableInsert(
       throw insertError(sql, row[0]?.span.start ?? 0, 'illegal number of columns')
     }
     const tb = row[tbIndex]
-    if (tb.kind !== 'string' || tb.value === '') {
+    if (tb.kind !== 'string' || tb.value === '' || tb.value.includes('.') || Buffer.byteLength(tb.value) > 192) {
       throw insertError(sql, tb.span.start, 'invalid table name')
     }
     let g = byChild.get(tb.value)

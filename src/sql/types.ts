@@ -34,6 +34,9 @@ const MAX_VARCHAR_TAG = 16382
 
 /** One parsed column/tag definition to a catalog ColumnDef, checking the declared length. */
 export function toColumnDef(spec: ColumnSpec, isTag: boolean): ColumnDef {
+  if (spec.name.length === 0 || spec.name.includes('.') || Buffer.byteLength(spec.name) > 64) {
+    throw new TdError(TD.PAR_INVALID_IDENTIFIER_NAME, `Invalid identifier name: ${spec.name}`)
+  }
   if (spec.type === 'JSON' && !isTag) {
     throw new TdError(TD.PAR_INVALID_COL_JSON, 'Only tag can be json type')
   }
