@@ -7,6 +7,26 @@
  * `tags` / `fields` arrays and entries) for the next line, like VictoriaMetrics' `Rows.Reset()`.
  * A point is therefore valid only until the callback returns; copy what you keep (`clonePoint`).
  */
+import type { IngestParseError } from './errors.js'
+
+/** What a parse call saw; every format returns it. */
+export interface ParseStats {
+  /** physical lines seen (a final newline does not start another line); JSON: items */
+  lines: number
+  /** points delivered to onPoint */
+  points: number
+  /** lines (or JSON items) delivered to onError */
+  errors: number
+}
+
+/**
+ * Receives each good line (or JSON item). `p` is reused for the next one: it is valid only until
+ * the callback returns (copy with `clonePoint` to keep it). `lineNo` is 1-based; for OpenTSDB JSON
+ * it is the 0-based array index.
+ */
+export type OnPoint = (p: Point, lineNo: number) => void
+/** Receives each rejected line; parsing continues after it. */
+export type OnError = (e: IngestParseError) => void
 
 /** Column types a field value can carry, named as TDengine names them (see sql-dialect 9.1). */
 export type NumberFieldType =

@@ -22,23 +22,9 @@
  * (VARBINARY) are rejected: the storage layer has no such types.
  */
 import { HINT_RAW_NEWLINE, IngestParseError } from '../errors.js'
-import { PointBuilder, type FieldType, type Point } from '../point.js'
+import { PointBuilder, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
-export interface ParseStats {
-  /** physical lines seen (a final newline does not start another line) */
-  lines: number
-  /** points delivered to onPoint */
-  points: number
-  /** lines delivered to onError */
-  errors: number
-}
-
-/**
- * Receives each good line. `p` is reused for the next line: it is valid only until the callback
- * returns (copy with `clonePoint` to keep it). `lineNo` is 1-based.
- */
-export type OnPoint = (p: Point, lineNo: number) => void
-export type OnError = (e: IngestParseError) => void
+export type { OnError, OnPoint, ParseStats } from '../point.js'
 
 const SPACE = 32
 const TAB = 9
