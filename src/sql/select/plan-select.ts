@@ -570,7 +570,16 @@ class Planner {
       const nullsFirst = o.nullsFirst ?? o.desc
       return `${o.desc ? 'DESC' : 'ASC'} NULLS ${nullsFirst ? 'FIRST' : 'LAST'}`
     }
-    if (stmt.orderBy.length > 0) {
+    if (stmt.window?.fill !== undefined && stmt.window.fill.mode !== 'none' && stmt.orderBy.length > 0) {
+      // FILL walks windows in ascending order per partition; other orders would need the whole result
+      const only = stmt.orderBy[0]
+      const idx = outputIndex(only.expr, items, names)
+      const target = idx === undefined ? only.expr : items[idx].expr
+      if (stmt.orderBy.length > 1 || only.desc || pseudoRole(target) !== 'wstart') {
+        throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "order by" (with FILL only ORDER BY _wstart ASC is supported)')
+      }
+    }
+    if (stmt.orderBy.length > 0 && !(stmt.window?.fill !== undefined && stmt.window.fill.mode !== 'none')) {
       return stmt.orderBy.map((o) => {
         const idx = outputIndex(o.expr, items, names)
         if (idx !== undefined) {

@@ -261,12 +261,21 @@ describe('aggregates', () => {
     expect(row[10]).toBeCloseTo(Math.sqrt(14 / 9), 12)
   })
 
+  it('expands last(*) to one column per data column', async () => {
+    const r = await query('select last(*) from db.d1')
+    expect(r.columns.map((c) => c[0])).toEqual(['last(ts)', 'last(c)', 'last(f)', 'last(s)'])
+    expect(r.rows).toEqual([[ms(180_000), 4, 3, 'c']])
+  })
+
   it('returns one row over no data: COUNT 0 and NULL for the rest', async () => {
     expect(await rows('select count(*), avg(c), last(c) from db.d3')).toEqual([[0n, null, null]])
   })
 
   it('takes plain columns from the row a selection function picked', async () => {
     expect(await rows('select last(c), ts from db.d1')).toEqual([[4, ms(180_000)]])
+    // the companion value is taken even when it is NULL on that row
+    expect(await rows('select first(c), f, _rowts from db.d1 where ts > ' + String(T0))).toEqual([[2, null, ms(10_000)]])
+    expect(await rows('select last_row(c), s from db.d1')).toEqual([[4, null]])
     expect(await rows('select max(c), tbname from db.st')).toEqual([[20, 'd2']])
   })
 
@@ -378,6 +387,15 @@ describe('INTERVAL windows', () => {
       ['d1', ms(60_000), 1n],
       ['d1', ms(180_000), 1n],
     ])
+  })
+
+  it('accepts ORDER BY _wstart with FILL and refuses orders FILL cannot stream', async () => {
+    expect(await rows('select _wstart as w, count(*) from db.nt interval(1m) fill(null) order by w')).toEqual([
+      [ms(0), 1n],
+      [ms(60_000), null],
+      [ms(120_000), 1n],
+    ])
+    expect((await error('select _wstart, count(*) from db.nt interval(1m) fill(null) order by _wstart desc')).code).toBe(9728)
   })
 
   it('refuses fill ranges over 10 million windows', async () => {
