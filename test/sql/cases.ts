@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import type { Case } from './harness.js'
-import { basic, err, exec, oneOf, rowsOf } from './harness.js'
+import { basic, err, exec, oneOf, ROOT, rowsOf } from './harness.js'
 
 /**
  * The conformance cases, in execution order (later cases read what earlier ones wrote).
@@ -352,6 +352,25 @@ export function showCases(): Case[] {
           [3, 'power'],
         ])
         expect(rows[0][2] + rows[1][2]).toBe(tables.length)
+      },
+    },
+    {
+      name: 'ins_tables.vgroup_id agrees with the vgid endpoints',
+      sql: "select table_name, vgroup_id from information_schema.ins_tables where db_name = 'power'",
+      then: async (json, base) => {
+        expect(json.code).toBe(0)
+        const names: string[] = json.data.map((r: unknown[]) => r[0])
+        expect([...names].sort()).toEqual(tables.map((t) => t[0]))
+        const res = await fetch(`${base}/rest/sql/power/vgid`, {
+          method: 'POST',
+          headers: { Authorization: ROOT },
+          body: JSON.stringify(names),
+        })
+        const body = (await res.json()) as { code: number; vgIDs: number[] }
+        expect(body).toEqual({ code: 0, vgIDs: json.data.map((r: unknown[]) => r[1]) })
+        for (const id of body.vgIDs) {
+          expect([2, 3]).toContain(id)
+        }
       },
     },
     {

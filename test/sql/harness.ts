@@ -30,6 +30,8 @@ export interface Case {
   /** compare `data` ignoring row order (engine order is unspecified there) */
   unordered?: boolean
   check?: (json: any, text: string) => void
+  /** further requests against the same server after the main one (cross-endpoint agreement) */
+  then?: (json: any, base: string) => Promise<void>
 }
 
 export const basic = (user: string, password: string): string =>
@@ -145,6 +147,9 @@ export async function runCase(base: string, c: Case): Promise<void> {
   if (c.check !== undefined) {
     expect(json, context).toBeDefined()
     c.check(json, res.text)
+  }
+  if (c.then !== undefined) {
+    await c.then(json, base)
   }
   if (res.status !== 503 && res.text !== '') {
     expect(res.type, context).toBe('application/json; charset=utf-8')
