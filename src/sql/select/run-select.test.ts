@@ -228,6 +228,28 @@ describe('SELECT over tables', () => {
     expect(await rows('select distinct loc from db.st order by loc')).toEqual([['la'], ['sf']])
   })
 
+  it('returns JSON tags parsed and windows over a FROM subquery', async () => {
+    await storage.catalog.createStable('db', 'js', [
+      { name: 'ts', type: 'TIMESTAMP', length: 8 },
+      { name: 'v', type: 'INT', length: 4 },
+    ], [{ name: 'info', type: 'JSON', length: 4095 }], false)
+    const j1 = await storage.catalog.createChildTable('db', 'j1', 'js', { info: { k: 'v', n: 1 } }, false)
+    await storage.engine.writeRows([{ db: 'db', table: 'js', tid: j1.tid, columns: ['ts', 'v'], rows: [[ms(0), 7]] }])
+    const r = await query('select tbname, info, v from db.js')
+    expect(r.columns).toEqual([
+      ['tbname', 'VARCHAR', 192],
+      ['info', 'JSON', 4095],
+      ['v', 'INT', 4],
+    ])
+    expect(r.rows).toEqual([['j1', { k: 'v', n: 1 }, 7]])
+    // T0 is an odd minute, so 2m windows (epoch-aligned) start one minute earlier
+    expect(await rows('select _wstart, max(x) from (select ts, c as x from db.d1) interval(2m)')).toEqual([
+      [ms(-60_000), 2],
+      [ms(60_000), null],
+      [ms(180_000), 4],
+    ])
+  })
+
   it('reads information_schema tables and FROM subqueries', async () => {
     const names = (await rows('select name from information_schema.ins_databases order by name')).map((r) => r[0])
     expect(names).toEqual(expect.arrayContaining(['db', 'dbns', 'dbus']))
