@@ -106,8 +106,13 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
     case 'dropDatabase':
       await catalog.dropDatabase(stmt.name, stmt.ifExists)
       return
-    case 'alterDatabase':
     case 'useDatabase':
+      if (stmt.name === 'information_schema' || stmt.name === 'performance_schema') {
+        return
+      }
+      requireDb(catalog, stmt.name)
+      return
+    case 'alterDatabase':
     case 'databaseMaintenance':
       // accepted and without effect: the interface is stateless and storage needs no maintenance;
       // ALTER DATABASE options are not persisted (the Catalog contract has no alter method)

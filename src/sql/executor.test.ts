@@ -85,6 +85,11 @@ describe('databases', () => {
     expect(power[15]).toBe('ready')
     expect(power[18]).toBe('last_row')
     expect(await exec('use power')).toBe(0)
+    expect(await exec('use information_schema')).toBe(0)
+    expect((await query('describe information_schema.ins_databases')).slice(0, 2)).toEqual([
+      ['name', 'VARCHAR', 64, ''],
+      ['create_time', 'TIMESTAMP', 8, ''],
+    ])
     expect(await failure('use nope')).toEqual({ code: 904, desc: 'Database not exist' })
     expect(await failure('drop database nope')).toEqual({ code: 904, desc: 'Database not exist' })
     expect(await exec('drop database if exists nope')).toBe(0)

@@ -127,6 +127,13 @@ function requireTable(catalog: Catalog, ref: TableRef, ctx: SqlContext): { db: s
 
 /** DESCRIBE [db.]t: field, type, length, note ('TAG' for tags) */
 export function describe(catalog: Catalog, ref: TableRef, ctx: SqlContext): SqlResult {
+  if ((ref.db ?? ctx.defaultDb) === 'information_schema') {
+    const sys = systemTable(ref.name, catalog)
+    if (sys === undefined) {
+      throw tableNotExist(ref.name)
+    }
+    return rowsResult(DESCRIBE_COLUMNS, sys.columns.map((c) => [c.name, c.type, c.length, '']))
+  }
   const { db, table, stable } = requireTable(catalog, ref, ctx)
   let cols: ColumnDef[]
   let tags: ColumnDef[] = []
@@ -141,16 +148,15 @@ export function describe(catalog: Catalog, ref: TableRef, ctx: SqlContext): SqlR
     cols = table?.columns ?? []
   }
   const rows = [...cols.map((c) => [c.name, c.type, c.length, '']), ...tags.map((c) => [c.name, c.type, c.length, 'TAG'])]
-  return rowsResult(
-    [
-      { name: 'field', type: 'VARCHAR', length: 64 },
-      { name: 'type', type: 'VARCHAR', length: 20 },
-      { name: 'length', type: 'INT', length: 4 },
-      { name: 'note', type: 'VARCHAR', length: 16 },
-    ],
-    rows,
-  )
+  return rowsResult(DESCRIBE_COLUMNS, rows)
 }
+
+const DESCRIBE_COLUMNS: ColumnMeta[] = [
+  { name: 'field', type: 'VARCHAR', length: 64 },
+  { name: 'type', type: 'VARCHAR', length: 20 },
+  { name: 'length', type: 'INT', length: 4 },
+  { name: 'note', type: 'VARCHAR', length: 16 },
+]
 
 const OTHER_TABLE: Readonly<Record<string, string>> = {
   dnodes: 'ins_dnodes',
