@@ -166,9 +166,29 @@ interface UserRecord extends UserInfo {
   hash: string
 }
 
+/**
+ * Optional hooks of a backend shared by several replicas (the PostgreSQL engine has them:
+ * LISTEN/NOTIFY). Embedded engines have none; duck-typed so `Engine` stays minimal.
+ */
+interface ReplicaHooks {
+  onCatalogChange?(cb: (e: { fromSelf: boolean; resync: boolean }) => void): () => void
+  notifyCatalogChange?(payload?: string): Promise<void>
+}
+
 export async function openCatalog(engine: Engine, opts: { rootPassword: string }): Promise<Catalog> {
   const c = new SqlCatalog(engine)
   await c.init(opts.rootPassword)
+  const hooks = engine as Engine & ReplicaHooks
+  if (typeof hooks.onCatalogChange === 'function') {
+    // another replica changed the catalog (or we may have missed changes): re-read it
+    hooks.onCatalogChange((e) => {
+      if (!e.fromSelf || e.resync) {
+        c.refresh().catch(() => {
+          // the next change or an explicit refresh() retries; requests keep the old cache
+        })
+      }
+    })
+  }
   return c
 }
 
@@ -203,7 +223,7 @@ class SqlCatalog implements Catalog {
     return this.d.quoteString(v)
   }
 
-  private async mutate<T>(fn: () => Promise<T>): Promise<T> {
+  private async mutate<T>(fn: () => Promise<T>, notify = true): Promise<T> {
     let release!: () => void
     const next = new Promise<void>((r) => {
       release = r
@@ -212,7 +232,16 @@ class SqlCatalog implements Catalog {
     this.lock = prev.then(() => next)
     await prev
     try {
-      return await fn()
+      const result = await fn()
+      const hooks = this.engine as Engine & ReplicaHooks
+      if (notify && typeof hooks.notifyCatalogChange === 'function') {
+        try {
+          await hooks.notifyCatalogChange('catalog')
+        } catch {
+          // the change is committed; other replicas catch up on their next resync
+        }
+      }
+      return result
     } finally {
       release()
     }
@@ -323,7 +352,7 @@ class SqlCatalog implements Catalog {
   async refresh(): Promise<void> {
     // embedded DuckDB has a single writer: this process; a shared server may have others
     if (this.d.name !== 'duckdb') {
-      await this.mutate(() => this.load())
+      await this.mutate(() => this.load(), false)
     }
   }
 
