@@ -139,8 +139,8 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
           await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl)
           continue
         }
-        // an unprefixed super table in USING is looked up in the child's database
-        const stDb = clause.using.stable.db ?? db
+        // the spec: every unprefixed name resolves against the URL database only
+        const stDb = resolveDb(clause.using.stable.db, ctx)
         if (stDb !== db) {
           throw new TdError(TD.PAR_CORRESPONDING_STABLE_ERR, 'Corresponding super table not in this db')
         }

@@ -117,8 +117,8 @@ export async function executeInsert(targets: InsertTarget[], sql: string, ctx: S
           tid = table.tid
         }
       } else if (target.using !== undefined) {
-        // an unprefixed super table in USING is looked up in the child's database
-        const stDb = target.using.stable.db ?? db
+        // the spec: every unprefixed name resolves against the URL database only
+        const stDb = resolveDb(target.using.stable.db, ctx)
         if (stDb !== db) {
           throw new TdError(TD.PAR_CORRESPONDING_STABLE_ERR, 'Corresponding super table not in this db')
         }
