@@ -60,9 +60,10 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const sql = createSqlExecutor(storage)
     const gate = new Gate()
     const metrics = createHttpMetrics()
-    const rest = createRestRoutes({ config, storage, sql, logger })
+    // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
+    const rest = createRestRoutes({ config, storage, sql, logger, gate, ...(sqlLogger ? { sqlLogger } : {}) })
     const routes = createIngestRoutes({ config, storage, logger, gate })
-    const app = createApp({ config, logger, sqlLogger, metrics, gate, rest, routes })
+    const app = createApp({ config, logger, metrics, gate, rest, routes })
 
     const listening = await listen(app, config.host, config.port)
     server = listening

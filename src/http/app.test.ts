@@ -85,24 +85,6 @@ describe('createApp', () => {
     expect(again).toContain('db_adapter_http_requests_total{method="GET",route="/metrics",status="200"} 1')
   })
 
-  it('writes the HTTP SQL log when a sqlLogger is given', async () => {
-    const lines: string[] = []
-    const sink = { write: (l: string) => void lines.push(l) }
-    const rest = new Hono()
-    rest.post('/sql', async (c) => c.json({ sql: await c.req.text() }))
-    const withSql = createApp({
-      config: defaultConfig(),
-      logger: pino({ level: 'silent' }),
-      sqlLogger: pino({ level: 'info' }, sink),
-      metrics: createHttpMetrics({ processMetrics: false }),
-      gate: new Gate(),
-      rest,
-    })
-    await withSql.request('/rest/sql', { method: 'POST', body: 'select 1' })
-    await withSql.request('/-/ping')
-    expect(lines.map((l) => (JSON.parse(l) as { sql: string }).sql)).toEqual(['select 1'])
-  })
-
   it('adds CORS headers to error responses too', async () => {
     const res = await app.request('/nowhere', { headers: { Origin: 'http://ui.test' } })
     expect(res.status).toBe(404)

@@ -18,7 +18,6 @@ import { cors } from './middleware/cors.js'
 import { gunzip } from './middleware/gunzip.js'
 import { httpMetrics } from './middleware/http-metrics.js'
 import { requestId } from './middleware/request-id.js'
-import { sqlLog } from './middleware/sql-log.js'
 import './context.js'
 
 export interface MountedRoutes {
@@ -32,15 +31,13 @@ export interface AppDeps {
   logger: Logger
   metrics: HttpMetrics
   gate: Gate
-  /** the HTTP SQL log (`log.enableRecordHttpSql`); lines for `/rest/sql[/...]` requests */
-  sqlLogger?: Logger
   /** `/rest/*` routes (src/rest/routes.ts), mounted at `/rest` */
   rest?: Hono
   /** further route modules (ingest protocols ...), mounted in order */
   routes?: MountedRoutes[]
 }
 
-export function createApp({ config, logger, sqlLogger, metrics, gate, rest, routes = [] }: AppDeps): Hono {
+export function createApp({ config, logger, metrics, gate, rest, routes = [] }: AppDeps): Hono {
   const app = new Hono()
 
   app.use(requestId())
@@ -51,11 +48,6 @@ export function createApp({ config, logger, sqlLogger, metrics, gate, rest, rout
   app.use(compress({ encoding: 'gzip' }))
   app.use(cors(config.cors))
   app.use(gunzip({ maxBodySize: config.http.maxBodySize }))
-
-  if (sqlLogger) {
-    // Hono's `/rest/sql/*` also matches `/rest/sql` itself
-    app.use('/rest/sql/*', sqlLog({ sqlLogger }))
-  }
 
   app.route('/', createHealthRoutes({ gate }))
   app.route('/', createMetricsRoutes({ metrics }))

@@ -186,7 +186,7 @@ describe('real server process', () => {
     const sqlFiles = readdirSync(logDir).filter((f) => f.startsWith('httpsql_'))
     expect(sqlFiles).toHaveLength(1)
     const sqlLines = readFileSync(join(logDir, sqlFiles[0]), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
-    expect(sqlLines).toEqual([expect.objectContaining({ sql: 'show databases', uri: '/rest/sql', method: 'POST' })])
+    expect(sqlLines).toEqual([expect.objectContaining({ msg: 'sql', sql: 'show databases', user: 'root' })])
   })
 })
 
