@@ -45,9 +45,20 @@ export async function openEngine(url: string, opts: StorageOptions): Promise<Eng
   }
   if (url.startsWith('duckdb:')) {
     const path = url.slice('duckdb:'.length)
-    await mkdir(dirname(path), { recursive: true })
+    try {
+      await mkdir(dirname(path), { recursive: true })
+    } catch (err) {
+      throw new Error(`storage.url: cannot create the directory of DuckDB file ${path}: ${(err as Error).message}`, {
+        cause: err,
+      })
+    }
     const { openDuckDBEngine } = await import('./duckdb/engine.js')
-    return openDuckDBEngine(path, readConnections(opts))
+    try {
+      return await openDuckDBEngine(path, readConnections(opts))
+    } catch (err) {
+      // e.g. another process holds the file lock, or the file is not a DuckDB database
+      throw new Error(`storage.url: cannot open DuckDB file ${path}: ${(err as Error).message}`, { cause: err })
+    }
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     // a variable specifier keeps this branch compiling before the backend exists

@@ -42,6 +42,15 @@ describe('openStorage', () => {
     await expect(s2.engine.query('SELECT 1')).rejects.toThrow(/closed/)
   })
 
+  it('names the file when it cannot be opened', async () => {
+    const { writeFileSync } = await import('node:fs')
+    const bad = join(dir, 'not-a-db.duckdb')
+    writeFileSync(bad, 'this is not a DuckDB file, just text that is long enough to have a header')
+    await expect(openStorage(`duckdb:${bad}`, { rootPassword: 'p' })).rejects.toThrow(
+      `storage.url: cannot open DuckDB file ${bad}`,
+    )
+  })
+
   it('rejects unknown URLs naming the URL', async () => {
     await expect(openStorage('mysql://x', { rootPassword: 'p' })).rejects.toThrow(/unsupported storage URL "mysql:\/\/x"/)
   })
