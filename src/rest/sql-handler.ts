@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { TdError } from '../sql/errors.js'
 import type { SqlResult } from '../sql/result.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'
@@ -16,6 +17,15 @@ const FLUSH_BYTES = 16 * 1024
 /** Passwords must never reach the logs (`CREATE USER u PASS '...'`, `ALTER USER u PASS '...'`). */
 export function redactSql(sql: string): string {
   return sql.replace(/(\bpass\s+)(['"`])(?:\\.|(?!\2).)*\2/gi, '$1$2***$2')
+}
+
+/** Database errors are the client's business (debug); anything else is our bug (error). */
+function logFailure(deps: RestDeps, err: unknown, reqId: bigint, msg: string): void {
+  if (err instanceof TdError) {
+    deps.logger.debug({ code: err.code, desc: err.desc, reqId: reqId.toString() }, msg)
+  } else {
+    deps.logger.error({ err, reqId: reqId.toString() }, msg)
+  }
 }
 
 /**
@@ -75,7 +85,7 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   try {
     result = await deps.sql.execute(sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
   } catch (err) {
-    log.debug({ err, reqId: reqId.reqId.toString() }, 'rest sql failed')
+    logFailure(deps, err, reqId.reqId, 'rest sql failed')
     return dbError(err, deps.config.httpCodeServerError)
   }
   if (result.kind === 'exec') {
@@ -88,7 +98,7 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   try {
     first = await parts.next()
   } catch (err) {
-    log.debug({ err, reqId: reqId.reqId.toString() }, 'rest sql failed on first chunk')
+    logFailure(deps, err, reqId.reqId, 'rest sql failed on first chunk')
     return dbError(err, deps.config.httpCodeServerError)
   }
   if (first.done === true) {
