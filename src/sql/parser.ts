@@ -502,12 +502,16 @@ function parseAlterAction(c: Cursor): AlterAction {
   if (c.acceptKeyword('SET')) {
     c.expectKeyword('TAG')
     const values: { name: string; value: ValueExpr }[] = []
-    do {
+    // `SET TAG a = 1, b = 2`; a repeated TAG keyword after the comma is tolerated
+    for (;;) {
       const name = c.expectIdent().name
       c.expect('=')
       values.push({ name, value: parseValue(c, false) })
-      // `SET TAG a = 1, b = 2` (an optional repeated TAG keyword is tolerated)
-    } while (c.accept(',') && (c.acceptKeyword('TAG'), true))
+      if (!c.accept(',')) {
+        break
+      }
+      c.acceptKeyword('TAG')
+    }
     return { kind: 'setTag', values }
   }
   const options: Record<string, string | number> = {}
