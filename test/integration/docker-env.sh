@@ -68,10 +68,13 @@ _dbadapter_docker_env() {
   fi
 
   # --- 3. PostgreSQL image, cached by tag --------------------------------------------------
-  if docker image inspect "$tag" >/dev/null 2>&1; then
-    say "image $tag present (cached)"
+  # bump when the image recipe changes, so a cached image from an older recipe is rebuilt
+  local recipe=2 have
+  have="$(docker image inspect -f '{{ index .Config.Labels "db-adapter.recipe" }}' "$tag" 2>/dev/null || true)"
+  if [ "$have" = "$recipe" ]; then
+    say "image $tag present (cached, recipe $recipe)"
   else
-    _dbadapter_build_pg_image "$tag" "$sudo"
+    _dbadapter_build_pg_image "$tag" "$sudo" "$recipe"
   fi
 
   DB_ADAPTER_TEST_PG_IMAGE="$tag"
@@ -97,7 +100,7 @@ _dbadapter_debian_mirror() {
 }
 
 _dbadapter_build_pg_image() {
-  local tag="$1" sudo="$2"
+  local tag="$1" sudo="$2" recipe="$3"
   say() { printf '[docker-env] %s\n' "$*" >&2; }
   if ! command -v debootstrap >/dev/null 2>&1; then
     say "installing debootstrap"
@@ -160,11 +163,23 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   echo "PostgreSQL init process complete; ready for start up."
 fi
 
-exec su postgres -s /bin/sh -c "exec $BIN/postgres -D '$PGDATA' -p $PGPORT $*"
+# `docker stop` sends SIGTERM, which is postgres' "smart" shutdown (waits for every client to
+# disconnect, so the stop ends in SIGKILL). `docker import` cannot set STOPSIGNAL, so translate
+# TERM into SIGINT (fast shutdown) like the official image's STOPSIGNAL does.
+setpriv --reuid=postgres --regid=postgres --init-groups "$BIN/postgres" -D "$PGDATA" -p "$PGPORT" "$@" &
+pid=$!
+trap 'kill -INT "$pid" 2>/dev/null' TERM INT
+status=0
+while kill -0 "$pid" 2>/dev/null; do
+  wait "$pid" || status=$?
+done
+exit "$status"
 ENTRY
   $sudo chmod 755 "$root/usr/local/bin/docker-entrypoint.sh"
 
   say "importing root filesystem as $tag"
+  # shellcheck disable=SC2064
+  trap "$sudo rm -rf '$root' '$root.log'" EXIT
   $sudo tar -C "$root" -c . | docker import \
     --change 'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV PGDATA=/var/lib/postgresql/data' \
@@ -172,6 +187,7 @@ ENTRY
     --change 'ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]' \
     --change 'CMD []' \
     --change 'EXPOSE 5432' \
+    --change "LABEL db-adapter.recipe=$recipe" \
     - "$tag" >/dev/null
   $sudo rm -rf "$root" "$root.log"
   say "built $tag"
