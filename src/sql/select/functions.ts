@@ -6,7 +6,8 @@ export interface TypeInfo {
   length: number
 }
 
-export type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system'
+/** timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE) */
+export type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries'
 
 export interface FuncSpec {
   name: string
@@ -91,6 +92,9 @@ const SPECS: FuncSpec[] = [
   { name: 'first', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
   { name: 'last', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
   { name: 'last_row', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
+  // time-series functions (section 6.3): the first row of each slice has no output
+  { name: 'diff', kind: 'timeseries', minArgs: 1, maxArgs: 2, result: (a) => (a[0] !== undefined && (isSignedInt(a[0].type) || isUnsignedInt(a[0].type) || a[0].type === 'TIMESTAMP') ? fixed('BIGINT') : fixed('DOUBLE')) },
+  { name: 'derivative', kind: 'timeseries', minArgs: 3, maxArgs: 3, result: double },
   // scalar functions (section 6.4, the common subset)
   { name: 'abs', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
   { name: 'ceil', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },

@@ -335,6 +335,21 @@ class Planner {
       const w = compile(stmt.where, ctxBase)
       whereParts.push(w.sql)
     }
+    // DIFF/DERIVATIVE take the previous non-NULL value: with one input column, drop NULL rows first
+    const seriesArgs = new Set<string>()
+    const walkSeries = (e: Expr): void => {
+      if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'timeseries' && e.args.length > 0) {
+        seriesArgs.add(exprKey(e.args[0]))
+      }
+      children(e).forEach(walkSeries)
+    }
+    items.forEach((i) => walkSeries(i.expr))
+    if (seriesArgs.size === 1) {
+      const arg = JSON.parse([...seriesArgs][0]) as Expr
+      if (arg.kind === 'col') {
+        whereParts.push(`${lookup(arg, ctxBase).sql} IS NOT NULL`)
+      }
+    }
     let crossJoin = ''
     if (window !== undefined && src?.ts !== undefined) {
       const tsRaw = whereScope.get(src.ts)?.sql as string
@@ -369,6 +384,18 @@ class Planner {
     delete ctx.tid
     if (window !== undefined) {
       ctx.window = { spec: window, w: `b.${this.q('__w')}` }
+    }
+    const series = items.some((i) => containsSeries(i.expr))
+    if (series) {
+      if (aggregated) {
+        throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'diff/derivative function is not supported in time window or aggregate query')
+      }
+      const tsSql = src?.ts === undefined ? undefined : mainScope.get(src.ts)?.sql
+      if (tsSql === undefined) {
+        throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
+      }
+      const part = stmt.partitionBy.map((g) => compile(g, ctx).sql)
+      ctx.series = { over: `(${part.length > 0 ? `PARTITION BY ${part.join(', ')} ` : ''}ORDER BY ${tsSql})`, valid: [] }
     }
     const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
     const keySqls = groupExprs.map((g) => compile(g, ctx).sql)
@@ -490,10 +517,18 @@ class Planner {
     }
 
     const perPartitionLimit = stmt.limit !== undefined && stmt.partitionBy.length > 0 && fill === undefined
-    const wrap = perPartitionLimit || stmt.slimit !== undefined
+    const valid = ctx.series?.valid ?? []
+    const wrap = perPartitionLimit || stmt.slimit !== undefined || valid.length > 0
     if (wrap) {
       const extra: string[] = []
       const filters: string[] = []
+      if (valid.length > 0) {
+        if (perPartitionLimit) {
+          throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "limit" (LIMIT per partition with diff/derivative is not supported)')
+        }
+        extra.push(`(${valid.join(' AND ')}) AS ${this.q('__valid')}`)
+        filters.push(this.q('__valid'))
+      }
       const part = stmt.partitionBy.length > 0 ? keySqls.slice(0, stmt.partitionBy.length) : keySqls
       if (perPartitionLimit && stmt.limit !== undefined) {
         const within = order.map((o) => `${o.sql} ${o.dir}`).join(', ')
@@ -631,6 +666,8 @@ interface CompileCtx {
   inAgg: boolean
   window?: { spec: WindowSpec; w: string }
   agg?: { keys: Map<string, string>; companion?: Companion }
+  /** row-aligned functions: their window spec and the conditions a row must meet to be output */
+  series?: { over: string; valid: string[] }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
   tid?: { raw: string; of: (name: string) => number | undefined }
 }
@@ -723,6 +760,13 @@ function children(e: Expr): Expr[] {
     default:
       return []
   }
+}
+
+function containsSeries(e: Expr): boolean {
+  if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'timeseries') {
+    return true
+  }
+  return children(e).some(containsSeries)
 }
 
 function containsAgg(e: Expr): boolean {
@@ -1186,6 +1230,9 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   if (spec.kind === 'system') {
     return systemCall(e.name, ctx)
   }
+  if (spec.kind === 'timeseries') {
+    return seriesCall(e, ctx)
+  }
   if (spec.kind === 'scalar') {
     const args = e.args.map((a) => compile(a, ctx))
     const type = spec.result(args.map((a) => a.type))
@@ -1213,7 +1260,7 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
     throw new TdError(TD.PAR_ILLEGAL_USE_AGG_FUNCTION, "There mustn't be aggregation")
   }
   if (ctx.inAgg) {
-    throw new TdError(TD.PAR_ILLEGAL_USE_AGG_FUNCTION, 'Aggregate functions do not support nesting')
+    throw new TdError(TD.PAR_AGG_FUNC_NESTING, 'Aggregate functions do not support nesting')
   }
   const inner = { ...ctx, inAgg: true }
   if (e.name === 'count') {
@@ -1260,6 +1307,53 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
     }
   }
   throw new TdError(TD.PAR_INVALID_FUNCTION_NAME, `Invalid function name: ${e.name}`)
+}
+
+/**
+ * DIFF(x[, 0|1]) and DERIVATIVE(x, unit, 0|1) as window functions over the previous row of the
+ * slice (ordered by ts). The first row of a slice has no previous row and is not output, as in
+ * TDengine 3.0-3.2; `ignore_negative` drops (DERIVATIVE) or NULLs (DIFF 1) negative results.
+ */
+function seriesCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
+  const p = ctx.p
+  const series = ctx.series
+  if (series === undefined || ctx.inAgg || ctx.level !== 'main') {
+    throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, `${e.name} function is not supported here`)
+  }
+  const x = compile(e.args[0], { ...ctx, series: undefined })
+  if (!isNumeric(x.type.type) && x.type.type !== 'BOOL') {
+    throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
+  }
+  const spec = FUNCTIONS.get(e.name)
+  const type = spec === undefined ? DOUBLE : spec.result([x.type])
+  const lagX = `lag(${x.sql}) OVER ${series.over}`
+  const flag = (arg: Expr | undefined): number => {
+    if (arg === undefined) {
+      return 0
+    }
+    if (arg.kind !== 'num' || arg.isFloat || !['0', '1'].includes(arg.text)) {
+      throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
+    }
+    return Number(arg.text)
+  }
+  series.valid.push(`${lagX} IS NOT NULL`, `${x.sql} IS NOT NULL`)
+  if (e.name === 'diff') {
+    const t = type.type === 'BIGINT' ? p.physType('BIGINT') : p.physType('DOUBLE')
+    const d = `(CAST(${x.sql} AS ${t}) - CAST(${lagX} AS ${t}))`
+    return { sql: flag(e.args[1]) === 1 ? `(CASE WHEN ${d} < 0 THEN NULL ELSE ${d} END)` : d, type }
+  }
+  const unitArg = e.args[1]
+  if (unitArg.kind !== 'duration') {
+    throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
+  }
+  const unit = durationToTicks(unitArg.duration, ctx.precision)
+  const ts = ctx.scope.get(ctx.tsName as string)?.sql as string
+  const dbl = p.physType('DOUBLE')
+  const d = `((CAST(${x.sql} AS ${dbl}) - CAST(${lagX} AS ${dbl})) / (CAST(${ts} - lag(${ts}) OVER ${series.over} AS ${dbl}) / ${unit}))`
+  if (flag(e.args[2]) === 1) {
+    series.valid.push(`${d} >= 0`)
+  }
+  return { sql: d, type }
 }
 
 function systemCall(name: string, ctx: CompileCtx): Compiled {

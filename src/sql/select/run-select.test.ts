@@ -319,6 +319,37 @@ describe('aggregates', () => {
   })
 })
 
+describe('time-series functions', () => {
+  it('DIFF and DERIVATIVE use the previous non-NULL row and skip the first row', async () => {
+    const r = await query('select ts, diff(c), derivative(c, 1s, 0) from db.d1')
+    expect(r.columns).toEqual([
+      ['ts', 'TIMESTAMP', 8],
+      ['diff(c)', 'BIGINT', 8],
+      ['derivative(c, 1s, 0)', 'DOUBLE', 8],
+    ])
+    // c: 1 @0s, 2 @10s, NULL @60s, 4 @180s
+    expect(r.rows).toEqual([
+      [ms(10_000), 1n, 0.1],
+      [ms(180_000), 2n, 2 / 170],
+    ])
+  })
+
+  it('restarts per partition and drops negative derivatives when asked', async () => {
+    expect(await rows('select tbname, diff(c) from db.st partition by tbname')).toEqual([
+      ['d1', 1n],
+      ['d1', 2n],
+      ['d2', 10n],
+    ])
+    await storage.catalog.createNormalTable('db', 'cnt', [
+      { name: 'ts', type: 'TIMESTAMP', length: 8 },
+      { name: 'v', type: 'DOUBLE', length: 8 },
+    ], false)
+    await storage.engine.writeRows([{ db: 'db', table: 'cnt', columns: ['ts', 'v'], rows: [[ms(0), 10], [ms(1000), 20], [ms(2000), 5], [ms(4000), 9]] }])
+    expect(await rows('select derivative(v, 1s, 1) from db.cnt')).toEqual([[10], [2]])
+    expect(await rows('select diff(v, 1) from db.cnt')).toEqual([[10], [null], [4]])
+  })
+})
+
 describe('INTERVAL windows', () => {
   it('reports _wstart, _wend, _wduration and aggregates per non-empty window', async () => {
     const r = await query('select _wstart, _wend, _wduration, count(*), avg(c) from db.d1 interval(1m)')
@@ -466,6 +497,8 @@ describe('errors', () => {
     ['select c, count(*) from db.st group by loc', 9738, 'Not a GROUP BY expression'],
     ['select count(*) from db.d1 slimit 1', 9784, 'slimit/soffset can only be used with PARTITION BY or GROUP BY'],
     ['select * from db.d1 where count(*) > 1', 9736, "There mustn't be aggregation"],
+    ['select avg(max(c)) from db.d1', 9767, 'Aggregate functions do not support nesting'],
+    ['select diff(c), count(*) from db.d1', 9817, 'diff/derivative function is not supported in time window or aggregate query'],
     ['select count(*) from db.d1 interval(1m) sliding(2m)', 9777, 'sliding value no larger than the interval value'],
     ["select * from db.d1 where ts > 'yesterday'", 9781, 'Incorrect TIMESTAMP value: yesterday'],
   ])('%s -> %i', async (sql, code, desc) => {
