@@ -1,0 +1,42 @@
+/**
+ * @module
+ * The schemaless HTTP write endpoints as route modules for src/http/app.ts:
+ * `/lineproto/v1/write` (src/rest/lineproto.ts) and `/tsdbproto/v1/put/{json,telnet}/{db}`
+ * (src/rest/tsdbproto.ts). A disabled protocol (`lineproto.enable` / `tsdbproto.enable` false)
+ * registers no routes, so its paths answer the app's JSON 404.
+ */
+import type { Hono } from 'hono'
+import type { AppConfig } from '../config/types.js'
+import { createSchemaless } from '../ingest/schemaless/schemaless.js'
+import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import type { Logger } from '../logger.js'
+import type { Storage } from '../storage/index.js'
+import { createLineprotoRoutes } from './lineproto.js'
+import { createTsdbprotoRoutes } from './tsdbproto.js'
+
+/** The memory gate as the write endpoints need it (src/monitor/gate.ts `Gate` satisfies this). */
+export interface IngestGate {
+  allPaused(): boolean
+}
+
+export interface IngestDeps {
+  config: AppConfig
+  storage: Storage
+  logger: Logger
+  /** optional: without it nothing is ever paused */
+  gate?: IngestGate
+  /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
+  schemaless?: Schemaless
+}
+
+export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; app: Hono }> {
+  const schemaless = deps.schemaless ?? createSchemaless(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
+  const routes: Array<{ prefix: string; app: Hono }> = []
+  if (deps.config.lineproto.enable) {
+    routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }) })
+  }
+  if (deps.config.tsdbproto.enable) {
+    routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }) })
+  }
+  return routes
+}

@@ -1,0 +1,137 @@
+/**
+ * @module
+ * `POST /lineproto/v1/write?db=&precision=&u=&p=&ttl=&req_id=`: InfluxDB v1 line protocol through
+ * the schemaless core (adapter-behaviour 4, sql-dialect 9).
+ *
+ * Order: memory pause 503 -> req_id 400 -> precision 400 -> credentials missing 401 -> db missing
+ * 404 -> ttl 400 -> Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body
+ * (413 past the cap, decompressed size included) -> parse + write -> 204.
+ *
+ * Status codes are chosen for Telegraf-style clients, which retry 5xx and drop 4xx: bad data
+ * (malformed lines, type conflicts) is 400 and never retried; only storage trouble is 503.
+ * When some lines are bad the good ones are still written and the 400 body says so.
+ *
+ * Error body: the spec's `{"code": <int>, "desc": <text>}`, plus `error` (what InfluxDB 1.x
+ * clients print) and, for rejected lines, `line`, `rejected`, `written` and `errors`.
+ */
+import { Hono } from 'hono'
+import type { Context } from 'hono'
+import { GatewayError } from '../http/errors.js'
+import { LineProtoParser } from '../ingest/lineproto/parse.js'
+import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
+import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
+import type { Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
+import { TD, TdError } from '../sql/errors.js'
+import type { IngestDeps } from './ingest-routes.js'
+import { parseReqId } from './params.js'
+
+type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
+
+export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
+  const app = new Hono()
+  // parsing is synchronous, so one reused parser serves every request of this process
+  const parser = new LineProtoParser()
+  app.post('/write', (c) => handleWrite(c, deps, parser))
+  return app
+}
+
+/** An error response: the spec's `{code, desc}` plus `error` for InfluxDB clients, plus extras. */
+export function ingestError(status: number, desc: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+  const body = JSON.stringify({ code: status, desc, error: desc, ...extra })
+  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
+}
+
+async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoParser): Promise<Response> {
+  if (deps.gate?.allPaused() === true) {
+    return ingestError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
+  }
+  const reqId = parseReqId(c.req.query('req_id'))
+  if ('status' in reqId) {
+    return ingestError(400, reqId.desc)
+  }
+  const precisionRaw = c.req.query('precision')
+  const precision = parseRequestPrecision(precisionRaw)
+  if (precision === undefined) {
+    return ingestError(400, `illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`)
+  }
+  // Basic credentials first, then u / p override each part (taosAdapter's order)
+  const basic = basicCredentials(c.req.header('Authorization'))
+  const user = c.req.query('u') ?? basic?.user ?? ''
+  const password = c.req.query('p') ?? basic?.password ?? ''
+  if (user === '' || password === '') {
+    return ingestError(401, 'authentication required: send HTTP Basic credentials or the u and p query parameters', {}, {
+      'WWW-Authenticate': 'Basic realm="db-adapter"',
+    })
+  }
+  const db = c.req.query('db') ?? ''
+  if (db === '') {
+    return ingestError(404, 'db required: the db query parameter names the target database')
+  }
+  const ttl = parseTtl(c.req.query('ttl'))
+  if (typeof ttl === 'string') {
+    return ingestError(400, ttl)
+  }
+  const limit = deps.config.http.maxBodySize
+  if (declaredTooLarge(c.req.raw, limit)) {
+    return ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
+  }
+  if (!(await deps.storage.catalog.verifyUser(user, password))) {
+    return ingestError(401, 'Authentication failure: wrong user name or password')
+  }
+  let body: string
+  try {
+    body = await readBodyText(c.req.raw, limit)
+  } catch (err) {
+    if (err instanceof BodyTooLarge) {
+      return ingestError(413, err.message)
+    }
+    if (err instanceof GatewayError) {
+      return ingestError(err.status, err.message)
+    }
+    return ingestError(400, `reading the request body failed: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  let result: WriteResult
+  try {
+    result = await deps.schemaless.write(db, (onPoint, onError) => {
+      parser.parse(body, onPoint, onError)
+    }, { precision, ttl })
+  } catch (err) {
+    return writeFailure(err, db, deps)
+  }
+  if (result.rejected > 0) {
+    return rejectedLines(result)
+  }
+  return c.body(null, 204)
+}
+
+/** 400 for a partly or wholly bad body: the first bad line, how many were rejected and written. */
+export function rejectedLines(result: WriteResult, unit = 'line'): Response {
+  const first = result.errors[0]
+  const written = result.written === 0 ? `nothing was written` : `the other ${result.written} ${unit}(s) were written`
+  const desc = `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`
+  return ingestError(400, desc, {
+    line: first?.line ?? 0,
+    rejected: result.rejected,
+    written: result.written,
+    errors: result.errors,
+  })
+}
+
+/** Maps a failed write: missing database 404, bad names 400, anything else storage trouble 503. */
+export function writeFailure(err: unknown, db: string, deps: IngestDeps): Response {
+  if (err instanceof TdError) {
+    if (err.code === TD.MND_DB_NOT_EXIST) {
+      return ingestError(
+        404,
+        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
+      )
+    }
+    return ingestError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
+  }
+  if (err instanceof GatewayError) {
+    return ingestError(err.status, err.message)
+  }
+  deps.logger.error({ err, db }, 'schemaless write failed')
+  const detail = err instanceof Error ? err.message : String(err)
+  return ingestError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
+}

@@ -1,0 +1,156 @@
+/**
+ * @module
+ * OpenTSDB HTTP writes through the schemaless core (adapter-behaviour 5, sql-dialect 9.2):
+ *  - `POST /tsdbproto/v1/put/json/{db}`: one `{metric, timestamp, value, tags}` object or an array;
+ *  - `POST /tsdbproto/v1/put/telnet/{db}`: lines `[put ]<metric> <ts> <value> k=v ...` (CRLF and
+ *    repeated spaces as collectd's write_tsdb sends them).
+ *
+ * Order: memory pause 503 -> Basic credentials missing/malformed 401 -> req_id 400 -> ttl 400 ->
+ * Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body (413 past the
+ * cap) -> empty body: 204 without touching the database -> parse + write -> 204.
+ * Bad data is 400 (never retried by agents), storage trouble 503.
+ *
+ * Error body: `{"code": <status>, "message": <text>}` as taosAdapter's OpenTSDB plugin writes it
+ * (missing credentials: exactly `{"code":401,"message":"auth needed"}` in meaning), plus the spec's
+ * `desc` with the same text, plus `line`/`rejected`/`written`/`errors` for rejected lines.
+ */
+import { Hono } from 'hono'
+import type { Context } from 'hono'
+import { GatewayError } from '../http/errors.js'
+import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
+import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
+import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
+import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
+import { TD, TdError } from '../sql/errors.js'
+import type { IngestDeps } from './ingest-routes.js'
+import { parseReqId } from './params.js'
+
+type TsdbDeps = IngestDeps & { schemaless: Schemaless }
+
+type Format = 'json' | 'telnet'
+
+interface Parsers {
+  telnet: TelnetParser
+  json: OpenTsdbJsonParser
+}
+
+export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
+  const app = new Hono()
+  // parsing is synchronous, so one reused parser per format serves every request of this process
+  const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
+  app.post('/put/json/:db', (c) => handlePut(c, deps, parsers, 'json'))
+  app.post('/put/telnet/:db', (c) => handlePut(c, deps, parsers, 'telnet'))
+  return app
+}
+
+function tsdbError(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+  const body = JSON.stringify({ code: status, message, desc: message, ...extra })
+  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
+}
+
+async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
+  if (deps.gate?.allPaused() === true) {
+    return tsdbError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
+  }
+  const header = c.req.header('Authorization')
+  if (header === undefined || header.trim() === '') {
+    return tsdbError(401, 'auth needed', {}, { 'WWW-Authenticate': 'Basic realm="db-adapter"' })
+  }
+  const creds = basicCredentials(header)
+  if (creds === undefined || creds.user === '' || creds.password === '') {
+    return tsdbError(401, 'invalid Authorization: expected Basic base64(user:password)')
+  }
+  const reqId = parseReqId(c.req.query('req_id'))
+  if ('status' in reqId) {
+    return tsdbError(400, reqId.desc)
+  }
+  const db = c.req.param('db') ?? ''
+  if (db === '') {
+    return tsdbError(404, 'db required')
+  }
+  const ttl = parseTtl(c.req.query('ttl'))
+  if (typeof ttl === 'string') {
+    return tsdbError(400, ttl)
+  }
+  const limit = deps.config.http.maxBodySize
+  if (declaredTooLarge(c.req.raw, limit)) {
+    return tsdbError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
+  }
+  if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
+    return tsdbError(401, 'Authentication failure: wrong user name or password')
+  }
+  let body: string
+  try {
+    body = await readBodyText(c.req.raw, limit)
+  } catch (err) {
+    if (err instanceof BodyTooLarge) {
+      return tsdbError(413, err.message)
+    }
+    if (err instanceof GatewayError) {
+      return tsdbError(err.status, err.message)
+    }
+    return tsdbError(400, `reading the request body failed: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  // an empty body is a successful no-op that does not touch the database (taosAdapter's behaviour)
+  if (body.trim() === '') {
+    return c.body(null, 204)
+  }
+  const source: PointSource =
+    format === 'json'
+      ? (onPoint, onError) => {
+          // items are numbered from 0 by the parser; the core numbers points from 1
+          parsers.json.parse(
+            body,
+            (p, index) => {
+              onPoint(p, index + 1)
+            },
+            (e) => {
+              onError({ line: e.index === undefined ? 0 : e.index + 1, message: e.message })
+            },
+          )
+        }
+      : (onPoint, onError) => {
+          parsers.telnet.parse(body, onPoint, onError)
+        }
+  let result: WriteResult
+  try {
+    // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)
+    result = await deps.schemaless.write(db, source, {
+      precision: 'ms',
+      ttl,
+      ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
+    })
+  } catch (err) {
+    return failure(err, db, deps)
+  }
+  if (result.rejected > 0) {
+    const unit = format === 'json' ? 'item' : 'line'
+    const first = result.errors[0]
+    const written = result.written === 0 ? 'nothing was written' : `the other ${result.written} ${unit}(s) were written`
+    return tsdbError(400, `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`, {
+      ...(format === 'json' ? { item: first === undefined || first.line === 0 ? null : first.line - 1 } : { line: first?.line ?? 0 }),
+      rejected: result.rejected,
+      written: result.written,
+      errors: result.errors,
+    })
+  }
+  return c.body(null, 204)
+}
+
+function failure(err: unknown, db: string, deps: IngestDeps): Response {
+  if (err instanceof TdError) {
+    if (err.code === TD.MND_DB_NOT_EXIST) {
+      return tsdbError(
+        404,
+        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
+      )
+    }
+    return tsdbError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
+  }
+  if (err instanceof GatewayError) {
+    return tsdbError(err.status, err.message)
+  }
+  deps.logger.error({ err, db }, 'schemaless write failed')
+  const detail = err instanceof Error ? err.message : String(err)
+  return tsdbError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
+}
