@@ -310,8 +310,10 @@ export class DuckDBEngine implements Engine {
     this.assertOpen()
     const tx = this.txStore.getStore()
     const c = tx ? tx.conn : await this.pool.acquire()
-    const stop = watchAbort(c, opts?.signal)
+    let stop = (): void => {}
     try {
+      // inside the try: an already-aborted signal throws here and must still release c
+      stop = watchAbort(c, opts?.signal)
       yield* streamOn(c, sql, opts)
     } finally {
       stop()
