@@ -117,7 +117,7 @@ export class LineProtoParser {
       stats.lines++
       let start = pos
       let end = nl
-      let c = 0
+      let c: number
       while (start < end && ((c = body.charCodeAt(start)) === SPACE || c === TAB)) {
         start++
       }

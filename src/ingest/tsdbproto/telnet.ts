@@ -58,7 +58,7 @@ export class TelnetParser {
       stats.lines++
       let start = pos
       let end = nl
-      let c = 0
+      let c: number
       while (start < end && ((c = body.charCodeAt(start)) === SPACE || c === TAB || c === CR)) {
         start++
       }
