@@ -102,6 +102,11 @@ export const DURATION_UNITS = 'buasmhdwny'
 const OPERATORS2 = ['!=', '<>', '<=', '>=', '||', '<<', '>>', '->']
 const OPERATORS1 = '=<>+-*/%&|~'
 const PUNCT = '(),.;'
+// interned one-character strings, indexed by char code (no allocation per punctuation token)
+const PUNCT_BY_CODE: (string | undefined)[] = []
+for (const p of PUNCT) {
+  PUNCT_BY_CODE[p.charCodeAt(0)] = p
+}
 
 // character classes by UTF-16 code (charCodeAt avoids a string per character on hot paths)
 function isIdentStartCode(c: number): boolean {
@@ -257,12 +262,13 @@ export function tokenize(sql: string): Token[] {
       i = j
       continue
     }
-    const ch = sql[i]
-    if (PUNCT.includes(ch)) {
-      tokens.push({ kind: 'punct', value: ch, raw: ch, start, end: i + 1 })
+    const punct = PUNCT_BY_CODE[code]
+    if (punct !== undefined) {
+      tokens.push({ kind: 'punct', value: punct, raw: punct, start, end: i + 1 })
       i++
       continue
     }
+    const ch = sql[i]
     const two = sql.slice(i, i + 2)
     if (OPERATORS2.includes(two)) {
       tokens.push({ kind: 'op', value: two, raw: two, start, end: i + 2 })

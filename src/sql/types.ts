@@ -172,6 +172,13 @@ export function timestampOf(v: ValueExpr, cx: ValueContext): bigint {
       return applyDeltas(BigInt(day) * TICKS_PER_MS[cx.precision], v, cx)
     }
     case 'number': {
+      // fast path for the common epoch literal: a safe integer written in decimal
+      if (v.text.length <= 15) {
+        const n = Number(v.text)
+        if (Number.isSafeInteger(n) && !/[.ex]/.test(v.text)) {
+          return v.deltas === undefined ? BigInt(n) : applyDeltas(BigInt(n), v, cx)
+        }
+      }
       if (!/^[+-]?\d+$/.test(v.text)) {
         throw new ValueError('invalid timestamp', v.span.start)
       }
@@ -295,7 +302,10 @@ export function convertValue(v: ValueExpr, col: ColumnDef, cx: ValueContext): un
     case 'DOUBLE': {
       const what = col.type === 'FLOAT' ? 'float' : 'double'
       let f: number | undefined
-      if (v.kind === 'bool') {
+      if (v.kind === 'number' && !v.text.includes('x')) {
+        // a number token is always a valid decimal/exponent literal (hex goes the slow way)
+        f = Number(v.text)
+      } else if (v.kind === 'bool') {
         f = v.value ? 1 : 0
       } else {
         const s = stringOf(v)
@@ -333,6 +343,16 @@ export function convertValue(v: ValueExpr, col: ColumnDef, cx: ValueContext): un
       return jsonTagOf(v)
     default: {
       const range = INT_RANGES[col.type]
+      // fast path: short decimal integer literals compare as numbers (exact below 2^53)
+      if (v.kind === 'number' && v.text.length <= 15) {
+        const n = Number(v.text)
+        if (Number.isInteger(n)) {
+          if (n < Number(range[0]) || n > Number(range[1])) {
+            throw new ValueError(`${range[2]} data overflow`, v.span.start)
+          }
+          return col.type === 'BIGINT' || col.type === 'BIGINT UNSIGNED' ? BigInt(n) : n
+        }
+      }
       let i: bigint | undefined
       if (v.kind === 'bool') {
         i = v.value ? 1n : 0n
