@@ -166,6 +166,17 @@ function groupBatches(batches: RowBatch[], schemaName: (db: string) => string): 
  * duplicate anyway. Returns the number of input rows too (what writeRows reports).
  */
 function groupLines(g: Group): { lines: string[]; input: number } {
+  if (!mayHaveDuplicates(g)) {
+    // common case (each batch in time order, one batch per table): no key bookkeeping
+    const lines: string[] = []
+    for (const b of g.batches) {
+      const prefix = g.child ? String(b.tid) : undefined
+      for (const row of b.rows) {
+        lines.push(copyLine(row, prefix))
+      }
+    }
+    return { lines, input: lines.length }
+  }
   let input = 0
   const lines: string[] = []
   const index = new Map<string, number>()
@@ -187,6 +198,26 @@ function groupLines(g: Group): { lines: string[]; input: number } {
     }
   }
   return { lines, input }
+}
+
+/** false when every batch has strictly increasing timestamps and no table appears twice */
+function mayHaveDuplicates(g: Group): boolean {
+  const tables = new Set<number | undefined>()
+  for (const b of g.batches) {
+    if (tables.has(b.tid)) {
+      return true
+    }
+    tables.add(b.tid)
+    let prev: unknown
+    for (const row of b.rows) {
+      const ts = row[0]
+      if ((typeof ts !== 'bigint' && typeof ts !== 'number') || (prev !== undefined && !((prev as bigint) < ts))) {
+        return true
+      }
+      prev = ts
+    }
+  }
+  return false
 }
 
 /** COPY input in ~64 KiB pieces: one string per row would cost a stream write each. */
