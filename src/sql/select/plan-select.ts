@@ -10,7 +10,6 @@ import {
   isAggregateName,
   isNumeric,
   isSignedInt,
-  isString,
   isUnsignedInt,
   SERVER_VERSION,
   type TypeInfo,
@@ -809,14 +808,15 @@ function findCompanion(items: SelectItem[], stmt: SelectStmt): Companion | undef
       return
     }
     if (e.kind === 'call' && isAggregateName(e.name)) {
-      sel.push({ fn: 'first', arg: e }) // a plain aggregate: no single row to borrow columns from
-      sel.push({ fn: 'first', arg: e })
+      // an ordinary aggregate (avg, sum...) has no single row to borrow columns from
+      plainAggregate = true
       return
     }
     children(e).forEach(walk)
   }
+  let plainAggregate = false
   items.forEach((i) => walk(i.expr))
-  if (stmt.window !== undefined || sel.length !== 1) {
+  if (stmt.window !== undefined || plainAggregate || sel.length !== 1) {
     return undefined
   }
   return sel[0]
@@ -1104,13 +1104,7 @@ function compile(e: Expr, ctx: CompileCtx): Compiled {
 
 function typeOfKey(e: Expr, ctx: CompileCtx): TypeInfo {
   // compile without the key shortcut to learn the type
-  const saved = ctx.agg
-  ctx.agg = undefined
-  try {
-    return compile(e, { ...ctx, agg: undefined }).type
-  } finally {
-    ctx.agg = saved
-  }
+  return compile(e, { ...ctx, agg: undefined }).type
 }
 
 function castType(name: string, length?: number): TypeInfo {
@@ -1480,10 +1474,6 @@ function timeConstIfTimestamp(e: Expr & { kind: 'binary' }, ctx: CompileCtx): bi
     return undefined
   }
   return timeConst(e, ctx)
-}
-
-export function isStringType(t: TypeInfo): boolean {
-  return isString(t.type)
 }
 
 /** Plans a SELECT against the catalog; throws TdError for unknown names and illegal shapes. */
