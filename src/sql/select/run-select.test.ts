@@ -174,6 +174,13 @@ describe('SELECT over tables', () => {
     ])
   })
 
+  it('expands t.* through the table alias and reads _c0/_rowts as the primary timestamp', async () => {
+    const r = await query('select t.*, _c0, _rowts from db.d1 t where t.c = 4')
+    expect(r.columns.map((c) => c[0])).toEqual(['ts', 'c', 'f', 's', '_c0', '_rowts'])
+    expect(r.rows).toEqual([[ms(180_000), 4, null, null, ms(180_000), ms(180_000)]])
+    expect(await error('select x.* from db.d1 t')).toEqual({ code: 9731, desc: 'Table does not exist: x' })
+  })
+
   it('expands * to columns then tags for a super table, table by table', async () => {
     const r = await query('select * from st', { defaultDb: 'db' })
     expect(r.columns.map((c) => c[0])).toEqual(['ts', 'c', 'f', 's', 'loc', 'gid'])
