@@ -548,6 +548,10 @@ export class PostgresEngine implements Engine {
   async *stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
     this.assertOpen()
     const size = Math.max(1, opts?.chunkRows ?? 4096)
+    if (opts?.signal?.aborted) {
+      // before borrowing a connection: nothing to run, nothing to give back
+      throw abortError(opts.signal)
+    }
     const tx = this.txStore.getStore()
     const c = tx ? tx.client : await this.acquire()
     let failure: unknown
