@@ -194,4 +194,6 @@ ENTRY
 }
 
 _dbadapter_docker_env
-echo "export DB_ADAPTER_TEST_PG_IMAGE=$DB_ADAPTER_TEST_PG_IMAGE"
+# no bridge network: Testcontainers cannot find the host through the bridge gateway, and the
+# reaper (Ryuk) image cannot be pulled without a registry
+echo "export DB_ADAPTER_TEST_PG_IMAGE=$DB_ADAPTER_TEST_PG_IMAGE TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1 TESTCONTAINERS_RYUK_DISABLED=true"
