@@ -333,6 +333,23 @@ describe('schemaless core', () => {
     expect((await describeTable('db.m')).map((c) => c[0])).toEqual(['_ts', 'v', 'h'])
   })
 
+  it('names with control characters and tag values with NUL are rejected per line', async () => {
+    const r = await sml.write(
+      'db',
+      [
+        pt('bad\u0000m', [], [dbl('v', 1)], 1n),
+        pt('m', [['h', 'a\u0000b']], [dbl('v', 1)], 1n),
+        pt('m', [['h\nx', 'a']], [dbl('v', 1)], 1n),
+        pt('m', [], [dbl('v\u0001', 1)], 1n),
+        pt('m', [['h', 'ok']], [dbl('v', 1)], 1n),
+      ],
+      { precision: 'ns' },
+    )
+    expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3, 4])
+    expect(r.errors.map((e) => /control character|NUL/.test(e.message))).toEqual([true, true, true, true])
+    expect(r.written).toBe(1)
+  })
+
   it('an existing super table created by SQL keeps its timestamp column name', async () => {
     await sql.execute('create stable db.st (ts timestamp, v double) tags (host nchar(4))', { user: 'root' })
     const r = await sml.write('db', [pt('st', [['host', 'abcdefgh']], [dbl('v', 1.5)], 7n)], { precision: 'ns' })

@@ -3,7 +3,7 @@
  * (line protocol, OpenTSDB telnet/JSON, and later Prometheus and the receivers).
  *
  * Rules (adapter-behaviour 11, sql-dialect 9):
- *  - measurement -> super table (name from naming.ts); data columns `_ts` TIMESTAMP then the fields;
+ *  - measurement -> super table (dots become `_`, smlDot2Underline); data columns `_ts` TIMESTAMP then the fields;
  *    tags are NCHAR; a measurement without tags gets the single tag `_tag_null` NCHAR(1);
  *  - tag set -> child table `t_<md5>` (naming.ts), created with the request's ttl (first wins);
  *  - new fields/tags add columns, longer strings widen them (power-of-two sizing, sizing.ts);
@@ -29,7 +29,7 @@ import { TD, TdError, dbNotExist } from '../../sql/errors.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, DatabaseInfo, Precision, RowBatch, StableInfo, TagValue, TdType } from '../../storage/types.js'
-import { childTableName, stableName as normaliseStableName } from './child-name.js'
+import { TAG_NULL_NAME, childTableName } from '../naming.js'
 import type { Field, Point } from '../point.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
@@ -91,7 +91,9 @@ const MAX_TAGS = 128
 const MAX_COLUMNS = 4096
 const MAX_DB_NAME_BYTES = 64
 const TS_COLUMN = '_ts'
-const NULL_TAG = '_tag_null'
+/** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHAR = /[\u0000-\u001f\u007f]/
 /** rerunning pass 1 more often than this means the schema keeps changing under us: give up (transient) */
 const MAX_SCHEMA_ATTEMPTS = 3
 /** bound of the process-wide (stable, tag set) -> child name cache */
@@ -243,7 +245,7 @@ class RequestState {
   }
 
   private openStable(measurement: string, line: number): StableAcc {
-    const name = normaliseStableName(measurement)
+    const name = stableNameOf(measurement)
     const same = this.stables.get(name)
     if (same !== undefined) {
       return same
@@ -267,6 +269,10 @@ class RequestState {
     this.stables.set(name, st)
     if (name === '' || Buffer.byteLength(name, 'utf8') > MAX_TABLE_NAME_BYTES) {
       st.error = `${this.where(line)}: measurement name must be 1 to ${MAX_TABLE_NAME_BYTES} bytes long`
+      return st
+    }
+    if (CONTROL_CHAR.test(name)) {
+      st.error = `${this.where(line)}: measurement ${JSON.stringify(name)} contains a control character`
       return st
     }
     if (name.endsWith('$tags')) {
@@ -357,6 +363,9 @@ class RequestState {
             return `${this.where(line)}: "${f.name}" is both a tag and a field`
           }
         }
+      }
+      if (CONTROL_CHAR.test(f.name)) {
+        return `${this.where(line)}: field name ${JSON.stringify(f.name)} contains a control character`
       }
       if (Buffer.byteLength(f.name, 'utf8') > MAX_COLUMN_NAME_BYTES) {
         return `${this.where(line)}: field name "${f.name}" is longer than ${MAX_COLUMN_NAME_BYTES} bytes`
@@ -458,10 +467,16 @@ class RequestState {
             ? `${this.where(line)}: tag "${k}" has the name of the timestamp column "${st.tsName}"`
             : `${this.where(line)}: tag "${k}" clashes with column or tag "${lowerHit}" of super table "${st.name}" (names differing only in case are one column in storage)`
         }
+        if (CONTROL_CHAR.test(k)) {
+          return `${this.where(line)}: tag name ${JSON.stringify(k)} contains a control character`
+        }
         if (k === '' || Buffer.byteLength(k, 'utf8') > MAX_COLUMN_NAME_BYTES) {
           return `${this.where(line)}: tag name "${k}" must be 1 to ${MAX_COLUMN_NAME_BYTES} bytes long`
         }
         newTags++
+      }
+      if (v.includes('\u0000')) {
+        return `${this.where(line)}: tag "${k}" value contains a NUL character`
       }
       const max = maxVarLength(t === undefined ? 'NCHAR' : (t.type as 'VARCHAR' | 'NCHAR'), true)
       if (!fitsQuickly('NCHAR', v, max) && valueLength(t?.type ?? 'NCHAR', v) > max) {
@@ -594,6 +609,11 @@ class RequestState {
     const errors = [...this.errors].sort((a, b) => a.line - b.line).slice(0, MAX_REPORTED_ERRORS)
     return { written: this.accepted, rejected: this.rejected, errors }
   }
+}
+
+/** smlDot2Underline (TDengine 3.x default): dots in a measurement become `_` (`meters.current` -> `meters_current`). */
+export function stableNameOf(measurement: string): string {
+  return measurement.includes('.') ? measurement.replaceAll('.', '_') : measurement
 }
 
 function lineLabel(n: number): string {
@@ -781,7 +801,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
         tags.push({ name: t.name, type: t.type, length: t.want })
       }
       if (tags.length === 0) {
-        tags.push({ name: NULL_TAG, type: 'NCHAR', length: 1 })
+        tags.push({ name: TAG_NULL_NAME, type: 'NCHAR', length: 1 })
       }
       await catalog.createStable(db, st.name, columns, tags, true)
       cur = catalog.getStable(db, st.name)
