@@ -222,6 +222,34 @@ describe('POST /lineproto/v1/write', () => {
     expect(await sqlRows(base, 'select v from db.gz')).toEqual([[42]])
   })
 
+  it('the all-paused memory gate refuses writes with 503 and Retry-After, on both protocols', async () => {
+    server.gate.set('all-paused')
+    try {
+      const res = await write('paused v=1 1')
+      expect(res.status).toBe(503)
+      expect(res.headers.get('Retry-After')).toBe('120')
+      const tsdb = await post(`${base}/tsdbproto/v1/put/telnet/db`, 'paused 1700000000 1 a=b', { Authorization: ROOT_AUTH })
+      expect(tsdb.status).toBe(503)
+    } finally {
+      server.gate.set('normal')
+    }
+    // the query-only pause does not stop writes
+    server.gate.set('query-paused')
+    try {
+      expect((await write('paused v=1 1')).status).toBe(204)
+    } finally {
+      server.gate.set('normal')
+    }
+  })
+
+  it('many concurrent writes creating one super table and new columns all succeed', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => write(`par,h=h${i} v=${i},c${i % 4}=${i}i ${i + 1}`)),
+    )
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 12 }, () => 204))
+    expect(await sqlRows(base, 'select count(*) from db.par')).toEqual([[12]])
+  })
+
   it('a corrupt gzip body is 400, not 5xx', async () => {
     const res = await write(Buffer.from('not gzip at all'), 'db=db', { Authorization: ROOT_AUTH, 'Content-Encoding': 'gzip' })
     expect(res.status).toBe(400)
