@@ -1,0 +1,269 @@
+/**
+ * @module
+ * Reading the memory and CPU limits of the cgroup this process runs in (cgroup v2, then v1).
+ *
+ * The parsers are pure functions over file contents. The readers take a `root` directory that
+ * stands for `/`, so tests parse fixture trees (test/monitor/fixtures/) exactly as the live system
+ * is read.
+ *
+ * Which numerator (decided here, used by src/monitor/sampler.ts): in cgroup mode the memory in use
+ * is the cgroup's WORKING SET, `usage - inactive_file` (v2 `memory.current` minus `inactive_file`
+ * of `memory.stat`; v1 `memory.usage_in_bytes` minus `total_inactive_file`). That is the number
+ * the kernel's OOM killer and the kubelet's eviction compare against the limit
+ * (`container_memory_working_set_bytes`): it counts everything charged to the container (the
+ * process's RSS, child processes, tmpfs/shm, active page cache, kernel memory) and leaves out the
+ * file cache the kernel can drop at once. The original used the process RSS against the limit,
+ * which misses memory charged to the cgroup outside the RSS (page cache of DuckDB files, shm), so
+ * its gate could stay open while the container was about to be killed. Outside a cgroup (or with
+ * `monitor.incgroup=false`) the sampler keeps the original's `RSS / physical memory`, because the
+ * cgroup there is the whole host and its usage is not this process's.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** One line of /proc/self/cgroup: `hierarchy-id:controller-list:path`. */
+export interface ProcCgroupEntry {
+  id: number
+  /** empty for the cgroup v2 unified line (`0::/path`) */
+  controllers: string[]
+  path: string
+}
+
+/** Parses /proc/self/cgroup. Malformed lines are skipped (the kernel writes only good ones). */
+export function parseProcCgroup(text: string): ProcCgroupEntry[] {
+  const out: ProcCgroupEntry[] = []
+  for (const line of text.split('\n')) {
+    // the path may itself contain ':', so split on the first two only
+    const a = line.indexOf(':')
+    const b = a < 0 ? -1 : line.indexOf(':', a + 1)
+    if (b < 0) {
+      continue
+    }
+    const id = Number(line.slice(0, a))
+    if (!Number.isInteger(id)) {
+      continue
+    }
+    const list = line.slice(a + 1, b)
+    out.push({ id, controllers: list === '' ? [] : list.split(','), path: line.slice(b + 1) })
+  }
+  return out
+}
+
+/**
+ * Limits at or above 2^60 bytes mean "no limit": v1 writes LLONG_MAX rounded down to a page
+ * (9223372036854771712), v2 writes `max`.
+ */
+const UNLIMITED_FROM = 2 ** 60
+
+/** A byte limit file (`memory.max`, `memory.limit_in_bytes`); null = unlimited. */
+export function parseMemoryLimit(text: string): number | null {
+  const t = text.trim()
+  if (t === 'max' || t === '-1') {
+    return null
+  }
+  const n = Number(t)
+  if (t === '' || !Number.isFinite(n) || n < 0) {
+    throw new Error(`cgroup memory limit: cannot parse ${JSON.stringify(t)}`)
+  }
+  return n >= UNLIMITED_FROM ? null : n
+}
+
+/** A byte counter file (`memory.current`, `memory.usage_in_bytes`). */
+export function parseBytes(text: string): number {
+  const t = text.trim()
+  const n = Number(t)
+  if (t === '' || !Number.isFinite(n) || n < 0) {
+    throw new Error(`cgroup memory counter: cannot parse ${JSON.stringify(t)}`)
+  }
+  return n
+}
+
+/** `memory.stat`: `key value` lines. */
+export function parseMemoryStat(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    const sp = line.indexOf(' ')
+    if (sp <= 0) {
+      continue
+    }
+    const n = Number(line.slice(sp + 1).trim())
+    if (Number.isFinite(n)) {
+      out.set(line.slice(0, sp), n)
+    }
+  }
+  return out
+}
+
+/** v2 `cpu.max` (`$MAX $PERIOD`, `max` = no quota) -> cores allowed, undefined when unlimited. */
+export function parseCpuMax(text: string): number | undefined {
+  const [max, periodText] = text.trim().split(/\s+/)
+  if (max === 'max' || max === undefined) {
+    return undefined
+  }
+  return quotaCores(Number(max), Number(periodText ?? '100000'))
+}
+
+/** v1 `cpu.cfs_quota_us` / `cpu.cfs_period_us` -> cores; quota -1 (none) -> undefined. */
+export function parseCfsQuota(quotaText: string, periodText: string): number | undefined {
+  return quotaCores(Number(quotaText.trim()), Number(periodText.trim()))
+}
+
+function quotaCores(quota: number, period: number): number | undefined {
+  // -1 is "no quota"; the original divided by it and reported +Inf: we report "no quota" instead
+  if (!Number.isFinite(quota) || !Number.isFinite(period) || quota <= 0 || period <= 0) {
+    return undefined
+  }
+  return quota / period
+}
+
+/** Where this process's cgroup files are, as found under `root`. */
+export interface CgroupLocation {
+  version: 1 | 2
+  /** directory holding the memory files (memory.max or memory.limit_in_bytes) */
+  memoryDir: string
+  /**
+   * v2: the chain of directories from the process's cgroup up to the mount root (the effective
+   * memory limit is the smallest `memory.max` on it). v1: just memoryDir (v1 reports the
+   * hierarchical limit in memory.stat).
+   */
+  memoryChain: string[]
+  /** directory holding the CPU quota files, when found */
+  cpuDir?: string
+}
+
+export interface CgroupMemory {
+  version: 1 | 2
+  /** effective limit in bytes; null = unlimited */
+  limit: number | null
+  /** bytes charged to the cgroup (page cache included) */
+  usage: number
+  /** inactive file cache, reclaimable at once */
+  inactiveFile: number
+  /** usage - inactiveFile, never below 0: the numerator of the memory percent (see module doc) */
+  workingSet: number
+}
+
+const CGROUP_MOUNT = 'sys/fs/cgroup'
+
+/**
+ * Finds the process's cgroup under `root` (normally `/`). cgroup v1 wins when a `memory`
+ * controller line is present (hybrid hosts mount an empty v2 tree next to v1, as this machine
+ * does); otherwise the v2 unified line is used when the v2 mount holds `cgroup.controllers`.
+ * Undefined when neither is found (not Linux, no /sys mounted).
+ */
+export function locateCgroup(root = '/'): CgroupLocation | undefined {
+  let entries: ProcCgroupEntry[]
+  try {
+    entries = parseProcCgroup(readFileSync(join(root, 'proc/self/cgroup'), 'utf8'))
+  } catch {
+    return undefined
+  }
+  const mount = join(root, CGROUP_MOUNT)
+
+  const memV1 = entries.find((e) => e.controllers.includes('memory'))
+  if (memV1) {
+    const memoryDir = v1Dir(mount, memV1, 'memory.limit_in_bytes')
+    if (memoryDir !== undefined) {
+      const cpuV1 = entries.find((e) => e.controllers.includes('cpu'))
+      const cpuDir = cpuV1 ? v1Dir(mount, cpuV1, 'cpu.cfs_quota_us') : undefined
+      return { version: 1, memoryDir, memoryChain: [memoryDir], ...(cpuDir ? { cpuDir } : {}) }
+    }
+  }
+
+  const unified = entries.find((e) => e.id === 0 && e.controllers.length === 0)
+  if (unified && existsSync(join(mount, 'cgroup.controllers'))) {
+    const chain = v2Chain(mount, unified.path)
+    if (chain.length > 0) {
+      const cpuDir = chain.find((d) => existsSync(join(d, 'cpu.max')))
+      return { version: 2, memoryDir: chain[0], memoryChain: chain, ...(cpuDir ? { cpuDir } : {}) }
+    }
+  }
+  return undefined
+}
+
+/**
+ * v1 controller directory: the mount is named after the controller list (`cpu,cpuacct`) or after
+ * one controller (a symlink on most distributions). Inside a container without a cgroup namespace
+ * /proc/self/cgroup names the host path (`/docker/<id>`) while the container sees its own cgroup at
+ * the mount root, so the mount root is the fallback.
+ */
+function v1Dir(mount: string, e: ProcCgroupEntry, probe: string): string | undefined {
+  const names = [e.controllers.join(','), ...e.controllers]
+  for (const name of names) {
+    const base = join(mount, name)
+    for (const dir of [join(base, e.path), base]) {
+      if (existsSync(join(dir, probe))) {
+        return dir
+      }
+    }
+  }
+  return undefined
+}
+
+/** v2: the process's directory and its ancestors up to the mount, those that have memory files. */
+function v2Chain(mount: string, path: string): string[] {
+  const parts = path.split('/').filter((p) => p !== '')
+  const chain: string[] = []
+  for (let n = parts.length; n >= 0; n--) {
+    const dir = join(mount, ...parts.slice(0, n))
+    if (existsSync(join(dir, 'memory.current')) || existsSync(join(dir, 'memory.max'))) {
+      chain.push(dir)
+    }
+  }
+  if (chain.length === 0 && existsSync(join(mount, 'memory.current'))) {
+    // namespaced container whose /proc/self/cgroup path is not visible under its own mount
+    chain.push(mount)
+  }
+  return chain
+}
+
+function readText(path: string): string {
+  return readFileSync(path, 'utf8')
+}
+
+/** Reads limit, usage and working set of the located cgroup (sync: a few tiny pseudo-files). */
+export function readCgroupMemory(loc: CgroupLocation): CgroupMemory {
+  if (loc.version === 1) {
+    const stat = parseMemoryStat(readText(join(loc.memoryDir, 'memory.stat')))
+    let limit = parseMemoryLimit(readText(join(loc.memoryDir, 'memory.limit_in_bytes')))
+    // an ancestor's smaller limit binds too; v1 reports the effective one here
+    const hier = stat.get('hierarchical_memory_limit')
+    if (hier !== undefined && hier < UNLIMITED_FROM && (limit === null || hier < limit)) {
+      limit = hier
+    }
+    const usage = parseBytes(readText(join(loc.memoryDir, 'memory.usage_in_bytes')))
+    // total_* counts the whole subtree, as usage_in_bytes does; plain inactive_file is this level only
+    const inactiveFile = stat.get('total_inactive_file') ?? stat.get('inactive_file') ?? 0
+    return { version: 1, limit, usage, inactiveFile, workingSet: Math.max(0, usage - inactiveFile) }
+  }
+  let limit: number | null = null
+  for (const dir of loc.memoryChain) {
+    const file = join(dir, 'memory.max')
+    if (!existsSync(file)) {
+      continue // the root cgroup has no memory.max
+    }
+    const l = parseMemoryLimit(readText(file))
+    if (l !== null && (limit === null || l < limit)) {
+      limit = l
+    }
+  }
+  const usage = parseBytes(readText(join(loc.memoryDir, 'memory.current')))
+  const stat = parseMemoryStat(readText(join(loc.memoryDir, 'memory.stat')))
+  const inactiveFile = stat.get('inactive_file') ?? 0
+  return { version: 2, limit, usage, inactiveFile, workingSet: Math.max(0, usage - inactiveFile) }
+}
+
+/** CPU cores the cgroup quota allows, undefined when there is no quota (or no cpu controller). */
+export function readCgroupCpuCores(loc: CgroupLocation): number | undefined {
+  if (loc.cpuDir === undefined) {
+    return undefined
+  }
+  try {
+    if (loc.version === 2) {
+      return parseCpuMax(readText(join(loc.cpuDir, 'cpu.max')))
+    }
+    return parseCfsQuota(readText(join(loc.cpuDir, 'cpu.cfs_quota_us')), readText(join(loc.cpuDir, 'cpu.cfs_period_us')))
+  } catch {
+    return undefined
+  }
+}
