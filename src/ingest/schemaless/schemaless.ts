@@ -847,6 +847,10 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   return {
     async write(rawDb, input, o) {
       const db = normaliseDbName(rawDb)
+      if (!opts.autoCreateDb && catalog.getDatabase(db) === undefined) {
+        // answer before parsing a body that cannot be written anyway
+        throw dbNotExist(db)
+      }
       const source = typeof input === 'function' ? input : pointsSource(input)
       const nowMs = Date.now()
       let state = pass1(db, source, o, nowMs)
@@ -869,9 +873,6 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
             }
           }
         })
-      } else if (state.dbInfo === undefined && state.accepted === 0 && !opts.autoCreateDb) {
-        // nothing to write, but a missing database is still an error the client must see
-        throw dbNotExist(db)
       }
       const batches = state.batches()
       if (batches.length > 0) {
