@@ -55,6 +55,11 @@ const tsbs: LineGen = (s, j) => {
   return `cpu,${tags} ${f} ${T0 + j * 10_000}`
 }
 
+/** A flat string decoded from bytes, as the HTTP route gets it (not a concatenation rope). */
+function asRequestBody(lines: string[]): string {
+  return Buffer.from(lines.join('\n') + '\n').toString('utf8')
+}
+
 function makeBatches(gen: LineGen): { batches: string[]; bytes: number } {
   const batches: string[] = []
   let lines: string[] = []
@@ -64,7 +69,7 @@ function makeBatches(gen: LineGen): { batches: string[]; bytes: number } {
     for (let s = 0; s < SERIES && n < LINES; s++, n++) {
       lines.push(gen(s, j))
       if (lines.length === BATCH) {
-        const b = lines.join('\n') + '\n'
+        const b = asRequestBody(lines)
         bytes += Buffer.byteLength(b)
         batches.push(b)
         lines = []
@@ -72,7 +77,7 @@ function makeBatches(gen: LineGen): { batches: string[]; bytes: number } {
     }
   }
   if (lines.length > 0) {
-    const b = lines.join('\n') + '\n'
+    const b = asRequestBody(lines)
     bytes += Buffer.byteLength(b)
     batches.push(b)
   }

@@ -335,7 +335,8 @@ export class LineProtoParser {
     const at = slot * 2
     const raw = cache[at]
     const n = end - start
-    if (raw !== undefined && raw.length === n) {
+    // Without escapes predict() already compared this position and missed.
+    if (this.hasEscapes && raw !== undefined && raw.length === n) {
       let k = 0
       while (k < n && raw.charCodeAt(k) === s.charCodeAt(start + k)) {
         k++
