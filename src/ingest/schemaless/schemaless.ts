@@ -103,9 +103,7 @@ const CHILD_NAME_CACHE_MAX = 200_000
 interface ColState {
   name: string
   type: TdType
-  /** length in the catalog (0 when the column does not exist yet) */
-  have: number
-  /** length the request needs (>= have) */
+  /** declared length the request needs (the catalog length, or more when a value is longer) */
   want: number
   /** false while the column exists only in this request */
   known: boolean
@@ -621,11 +619,11 @@ function lineLabel(n: number): string {
 }
 
 function knownCol(c: ColumnDef): ColState {
-  return { name: c.name, type: c.type, have: c.length, want: c.length, known: true, sinceLine: 0, slot: -1, seenPoint: 0 }
+  return { name: c.name, type: c.type, want: c.length, known: true, sinceLine: 0, slot: -1, seenPoint: 0 }
 }
 
 function newCol(name: string, type: TdType, want: number, line: number, seq: number): ColState {
-  return { name, type, have: 0, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
+  return { name, type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
 }
 
 /** An injective key of a tag list in the order sent (length-prefixed, so no separator can clash). */
