@@ -11,14 +11,21 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createAdaptorServer } from '@hono/node-server'
-import type { Hono } from 'hono'
+import { Hono } from 'hono'
+import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from './config/types.js'
 import { createApp } from './http/app.js'
 import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
+import { restRetryAfter, writeGate } from './monitor/gate-middleware.js'
 import { createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
+import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
+import type { Sampler } from './monitor/sampler.js'
+import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
+import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
+import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
@@ -31,9 +38,11 @@ export interface RunningAdapter {
   /** base URL for clients on this host, e.g. `http://127.0.0.1:6041` */
   url: string
   app: Hono
-  /** the memory gate the app reads (the sampler of a later issue drives it; tests may set it) */
+  /** the memory gate the app reads (the sampler drives it; tests may set it) */
   gate: Gate
   metrics: HttpMetrics
+  /** the memory/CPU sampler; undefined with monitor.disable */
+  sampler?: Sampler
   /** graceful shutdown; safe to call more than once */
   stop(): Promise<void>
 }
@@ -43,6 +52,13 @@ export interface StartOptions {
   logger?: Logger
   /** with `logger`: the HTTP SQL log to use (see `createLogger`) */
   sqlLogger?: Logger
+  /**
+   * trace HTTP requests and engine calls; main.ts sets it when `startTracing()` turned the
+   * OpenTelemetry SDK on (the SDK is per process, adapters are per call)
+   */
+  tracing?: boolean
+  /** directory standing for `/` when locating the cgroup (tests: fixture trees) */
+  cgroupRoot?: string
 }
 
 /** How long in-flight requests may run on after shutdown starts. */
@@ -55,26 +71,66 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
 
   let storage: Storage | undefined
   let server: Server | undefined
+  let sampler: Sampler | undefined
   try {
     storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
-    const sql = createSqlExecutor(storage)
+    const tracing = opts.tracing === true
+    // engine calls of SQL and ingest get spans through one wrapped engine
+    const used = tracing ? traceStorage(storage) : storage
+    const sql = createSqlExecutor(used)
     const gate = new Gate()
     const metrics = createHttpMetrics()
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
-    const rest = createRestRoutes({ config, storage, sql, logger, gate, ...(sqlLogger ? { sqlLogger } : {}) })
-    const routes = createIngestRoutes({ config, storage, logger, gate })
+    const restRoutes = createRestRoutes({ config, storage: used, sql, logger, gate, ...(sqlLogger ? { sqlLogger } : {}) })
+    // all-paused refused (with Retry-After) before anything else; the handlers classify queries
+    const rest = guarded(restRoutes, [restRetryAfter(gate)], tracing)
+    // writes are refused before auth and body reading while all-paused
+    const routes = createIngestRoutes({ config, storage: used, logger, gate }).map((r) => ({
+      prefix: r.prefix,
+      app: guarded(r.app, [writeGate(gate)], tracing),
+    }))
     const app = createApp({ config, logger, metrics, gate, rest, routes })
 
-    const listening = await listen(app, config.host, config.port)
+    if (!config.monitor.disable) {
+      // sampled before listening, so the first request already meets the right gate state
+      sampler = createSampler({
+        probe: createResourceProbe({ incgroup: config.monitor.incgroup, logger, ...(opts.cgroupRoot ? { root: opts.cgroupRoot } : {}) }),
+        gate,
+        thresholds: { query: config.monitor.pauseQueryMemoryThreshold, all: config.monitor.pauseAllMemoryThreshold },
+        intervalMs: config.monitor.collectDuration,
+        logger,
+        gauges: createMonitorGauges(metrics.registry),
+      })
+      sampler.start()
+    }
+
+    const listening = await listen(app, config.host, config.port, tracing)
     server = listening
     const port = (listening.address() as AddressInfo).port
     const url = `http://${clientHost(config.host)}:${port}`
     logger.info({ host: config.host || '*', port, storage: redactUrl(config.storage.url) }, `db-adapter listening on ${url}`)
 
+    let writer: MetricsWriter | undefined
+    if (!config.monitor.disable && config.monitor.writeToDB) {
+      writer = createMetricsWriter({
+        storage,
+        registry: metrics.registry,
+        logger,
+        user: config.monitor.user,
+        password: config.monitor.password,
+        identity: monitorIdentity(config.monitor.identity, port),
+        intervalMs: config.monitor.writeInterval,
+      })
+      writer.start()
+    }
+
     const openedStorage = storage
+    const runningSampler = sampler
     let stopping: Promise<void> | undefined
     const stop = (): Promise<void> => {
       stopping ??= (async () => {
+        runningSampler?.stop()
+        writer?.stop()
         gate.startDraining()
         logger.info('shutting down: draining HTTP requests')
         const cut = await closeServer(listening, SHUTDOWN_GRACE_MS)
@@ -91,9 +147,10 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       })()
       return stopping
     }
-    return { port, url, app, gate, metrics, stop }
+    return { port, url, app, gate, metrics, ...(sampler ? { sampler } : {}), stop }
   } catch (err) {
     // Whatever was opened before the failure is released; the error goes to the caller.
+    sampler?.stop()
     if (server) {
       await closeServer(server, 0)
     }
@@ -107,8 +164,21 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
 /** Requests being answered per server, to report how many a forced shutdown cut off. */
 const activeRequests = new WeakMap<Server, { count: number }>()
 
-function listen(app: Hono, host: string, port: number): Promise<Server> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server
+/** A route module behind middleware (gates, span naming) without touching the module itself. */
+function guarded(module: Hono, middleware: MiddlewareHandler[], tracing: boolean): Hono {
+  const outer = new Hono()
+  if (tracing) {
+    outer.use('*', nameSpanByRoute())
+  }
+  for (const m of middleware) {
+    outer.use('*', m)
+  }
+  outer.route('/', module)
+  return outer
+}
+
+function listen(app: Hono, host: string, port: number, tracing = false): Promise<Server> {
+  const server = createAdaptorServer({ fetch: tracing ? tracedFetch(app.fetch) : app.fetch }) as Server
   const active = { count: 0 }
   activeRequests.set(server, active)
   server.on('request', (_req, res) => {

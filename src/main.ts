@@ -7,6 +7,7 @@
 import { ConfigError, loadConfig } from './config/index.js'
 import { startAdapter } from './lifecycle.js'
 import { createLogger } from './logger.js'
+import { startTracing } from './monitor/tracing.js'
 
 async function run(): Promise<void> {
   let loaded: ReturnType<typeof loadConfig>
@@ -32,11 +33,15 @@ async function run(): Promise<void> {
     logger.warn(warning)
   }
 
+  // OpenTelemetry from the OTEL_* environment (off unless an exporter or endpoint is set)
+  const tracing = startTracing(logger)
+
   let adapter: Awaited<ReturnType<typeof startAdapter>>
   try {
-    adapter = await startAdapter(config, { logger, sqlLogger: logs.sqlLogger })
+    adapter = await startAdapter(config, { logger, sqlLogger: logs.sqlLogger, tracing: tracing.enabled })
   } catch (err) {
     process.stderr.write(`db-adapter: cannot start: ${err instanceof Error ? err.message : String(err)}\n`)
+    await tracing.shutdown()
     await logs.flush()
     process.exit(1)
   }
@@ -52,6 +57,7 @@ async function run(): Promise<void> {
     logger.info({ signal }, 'signal received, stopping')
     adapter
       .stop()
+      .then(() => tracing.shutdown())
       .then(() => logs.flush())
       .then(
         () => process.exit(0),
