@@ -1,6 +1,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
 import type { Catalog, ChildTableSpec } from './catalog-types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
+import { StorageUnavailableError, isStorageUnavailable } from '../storage/errors.js'
 import type {
   ColumnDef,
   DatabaseInfo,
@@ -18,6 +19,11 @@ import type {
  * unchanged on every backend; every mutation runs under one in-process mutex and in one engine
  * transaction (physical DDL + catalog rows commit together), so concurrent "create if not
  * exists" calls from two requests are race-free.
+ *
+ * On a database shared by several replicas (PostgreSQL: the engine has `withAdvisoryLock`), a
+ * mutation also holds the cluster-wide advisory lock `catalog` for its transaction, re-reads the
+ * catalog rows it depends on inside that lock (another replica may have created or dropped them
+ * a moment ago), and NOTIFYs the other replicas at commit; they re-read the catalog.
  */
 
 /** Defaults shown by ins_databases / SHOW CREATE DATABASE when an option is not given. */
@@ -173,26 +179,68 @@ interface UserRecord extends UserInfo {
 interface ReplicaHooks {
   onCatalogChange?(cb: (e: { fromSelf: boolean; resync: boolean }) => void): () => void
   notifyCatalogChange?(payload?: string): Promise<void>
+  withAdvisoryLock?<T>(key: string, fn: (tx: Engine) => Promise<T>): Promise<T>
 }
 
-export async function openCatalog(engine: Engine, opts: { rootPassword: string }): Promise<Catalog> {
+/** Optional dialect hook (PostgreSQL: hypertable where TimescaleDB is installed). */
+interface DataTableHook {
+  afterCreateDataTable?(schema: string, table: string, tsCol: string, chunkTicks?: bigint | number): string[]
+}
+
+/** advisory lock key every replica takes for catalog mutations */
+const CATALOG_LOCK = 'catalog'
+
+export interface OpenCatalogOptions {
+  rootPassword: string
+  /**
+   * When the catalog cannot be read because storage is unavailable: resolve anyway with a catalog
+   * that keeps retrying in the background and answers StorageUnavailableError until loaded
+   * (default false: reject). Errors other than unavailability always reject.
+   */
+  lazy?: boolean
+  /** first retry delay in ms when lazy (doubles up to 5 s); default 250 */
+  retryMs?: number
+}
+
+/** A catalog that may still be loading: `loaded()` is false until the first successful load. */
+export interface LoadableCatalog extends Catalog {
+  loaded(): boolean
+  /** resolves once loaded (or rejects when closed first) */
+  whenLoaded(): Promise<void>
+  /** re-read the catalog when a lookup missed, at most once per `MISS_REFRESH_MS`; true when it re-read */
+  refreshOnMiss(): Promise<boolean>
+  /** stop background retries and listeners */
+  close(): void
+}
+
+export async function openCatalog(engine: Engine, opts: OpenCatalogOptions): Promise<LoadableCatalog> {
   const c = new SqlCatalog(engine)
-  await c.init(opts.rootPassword)
   const hooks = engine as Engine & ReplicaHooks
   if (typeof hooks.onCatalogChange === 'function') {
     // another replica changed the catalog (or we may have missed changes): re-read it
-    hooks.onCatalogChange((e) => {
-      if (!e.fromSelf || e.resync) {
+    c.unsubscribe = hooks.onCatalogChange((e) => {
+      if ((!e.fromSelf || e.resync) && c.loaded()) {
         c.refresh().catch(() => {
           // the next change or an explicit refresh() retries; requests keep the old cache
         })
       }
     })
   }
+  try {
+    await c.init(opts.rootPassword)
+  } catch (err) {
+    if (!opts.lazy || !isStorageUnavailable(err)) {
+      c.close()
+      throw err
+    }
+    c.retryInit(opts.rootPassword, err, opts.retryMs ?? 250)
+  }
   return c
 }
 
-class SqlCatalog implements Catalog {
+const MISS_REFRESH_MS = 250
+
+class SqlCatalog implements LoadableCatalog {
   private readonly d: Dialect
   private dbs = new Map<string, DatabaseInfo>()
   /** db -> stable name -> info */
@@ -204,9 +252,98 @@ class SqlCatalog implements Catalog {
   private nextTid = new Map<string, number>()
   private authCache = new Map<string, { digest: Buffer; until: number }>()
   private lock: Promise<void> = Promise.resolve()
+  private isLoaded = false
+  private loadError: unknown
+  private closed = false
+  private retryTimer: NodeJS.Timeout | undefined
+  private readonly loadWaiters: Array<{ resolve: () => void; reject: (e: unknown) => void }> = []
+  private lastMissRefresh = 0
+  private missRefresh: Promise<boolean> | undefined
+  unsubscribe: (() => void) | undefined
+  private readonly hooks: Engine & ReplicaHooks
 
   constructor(readonly engine: Engine) {
     this.d = engine.dialect
+    this.hooks = engine as Engine & ReplicaHooks
+  }
+
+  loaded(): boolean {
+    return this.isLoaded
+  }
+
+  whenLoaded(): Promise<void> {
+    if (this.isLoaded) {
+      return Promise.resolve()
+    }
+    return new Promise((resolve, reject) => {
+      this.loadWaiters.push({ resolve, reject })
+    })
+  }
+
+  close(): void {
+    this.closed = true
+    clearTimeout(this.retryTimer)
+    this.unsubscribe?.()
+    for (const w of this.loadWaiters.splice(0)) {
+      w.reject(new Error('catalog closed before it was loaded'))
+    }
+  }
+
+  /** Background retries of `init` while storage is unavailable at start (backoff up to 5 s). */
+  retryInit(rootPassword: string, firstError: unknown, delayMs: number): void {
+    this.loadError = firstError
+    const attempt = (delay: number): void => {
+      if (this.closed) {
+        return
+      }
+      this.retryTimer = setTimeout(() => {
+        this.init(rootPassword).then(
+          () => {
+            // loaded; waiters resolved by init
+          },
+          (err: unknown) => {
+            this.loadError = err
+            attempt(Math.min(delay * 2, 5_000))
+          },
+        )
+      }, delay)
+      this.retryTimer.unref()
+    }
+    attempt(delayMs)
+  }
+
+  /** Every public read and write goes through this until the catalog is loaded. */
+  private ready(): void {
+    if (!this.isLoaded) {
+      const why = this.loadError instanceof Error ? `: ${this.loadError.message}` : ''
+      throw new StorageUnavailableError(`storage unavailable, the catalog is not loaded yet${why}`, {
+        cause: this.loadError,
+      })
+    }
+  }
+
+  async refreshOnMiss(): Promise<boolean> {
+    if (!this.isLoaded || !this.shared()) {
+      return false
+    }
+    if (this.missRefresh) {
+      return this.missRefresh
+    }
+    if (Date.now() - this.lastMissRefresh < MISS_REFRESH_MS) {
+      return false
+    }
+    this.lastMissRefresh = Date.now()
+    this.missRefresh = this.refresh()
+      .then(() => true)
+      .finally(() => {
+        this.missRefresh = undefined
+      })
+    return this.missRefresh
+  }
+
+  /** a database several processes may change (the engine takes advisory locks) */
+  private shared(): boolean {
+    return typeof this.hooks.withAdvisoryLock === 'function'
   }
 
   // ---- helpers -------------------------------------------------------------------------------
@@ -223,7 +360,8 @@ class SqlCatalog implements Catalog {
     return this.d.quoteString(v)
   }
 
-  private async mutate<T>(fn: () => Promise<T>, notify = true): Promise<T> {
+  /** Runs fn under the in-process mutex (every backend). */
+  private async serial<T>(fn: () => Promise<T>): Promise<T> {
     let release!: () => void
     const next = new Promise<void>((r) => {
       release = r
@@ -232,24 +370,199 @@ class SqlCatalog implements Catalog {
     this.lock = prev.then(() => next)
     await prev
     try {
-      const result = await fn()
-      const hooks = this.engine as Engine & ReplicaHooks
-      if (notify && typeof hooks.notifyCatalogChange === 'function') {
-        try {
-          await hooks.notifyCatalogChange('catalog')
-        } catch {
-          // the change is committed; other replicas catch up on their next resync
-        }
-      }
-      return result
+      return await fn()
     } finally {
       release()
     }
   }
 
+  /**
+   * A catalog mutation. On a shared database: inside one transaction holding the `catalog`
+   * advisory lock, `sync` first re-reads the rows the mutation depends on (so existence checks
+   * see what other replicas committed), then `fn`, then a NOTIFY delivered at commit.
+   */
+  private async mutate<T>(fn: () => Promise<T>, sync?: () => Promise<void>): Promise<T> {
+    this.ready()
+    return this.serial(async () => {
+      const lock = this.hooks.withAdvisoryLock
+      if (typeof lock !== 'function') {
+        return fn()
+      }
+      try {
+        return (await lock.call(this.engine, CATALOG_LOCK, async () => {
+          if (sync) {
+            await sync()
+          }
+          const result = await fn()
+          if (typeof this.hooks.notifyCatalogChange === 'function') {
+            await this.hooks.notifyCatalogChange('catalog')
+          }
+          return result
+        })) as T
+      } catch (err) {
+        if (!(err instanceof TdError)) {
+          // the outer transaction may have rolled back after fn updated the cache: re-read it
+          this.load().catch(() => {
+            // the next NOTIFY resync or mutation re-reads
+          })
+        }
+        throw err
+      }
+    })
+  }
+
+  // ---- re-reads of single entries inside the advisory lock (shared databases only) ----------
+
+  private async syncDatabases(): Promise<void> {
+    const rows = await this.engine.query(
+      `SELECT name, prec, vgroups, first_vgid, options, created_at FROM ${this.cat('databases')}`,
+    )
+    const seen = new Set<string>()
+    for (const r of rows) {
+      const info = rowToDb(r)
+      seen.add(info.name)
+      const cur = this.dbs.get(info.name)
+      if (!cur || cur.createdAt !== info.createdAt) {
+        // new, or dropped and re-created elsewhere: nothing cached under it is valid
+        this.forgetDb(info.name)
+        this.dbs.set(info.name, info)
+      }
+    }
+    for (const name of [...this.dbs.keys()]) {
+      if (!seen.has(name)) {
+        this.forgetDb(name)
+      }
+    }
+  }
+
+  private forgetDb(name: string): void {
+    this.dbs.delete(name)
+    this.stables.delete(name)
+    this.tables.delete(name)
+    for (const k of [...this.nextTid.keys()]) {
+      if (k.startsWith(`${name}\u0000`)) {
+        this.nextTid.delete(k)
+      }
+    }
+  }
+
+  private async syncStables(db: string, names: string[]): Promise<void> {
+    const uniq = [...new Set(names)]
+    if (uniq.length === 0) {
+      return
+    }
+    const found = new Map<string, StableInfo>()
+    for (const part of slices(uniq, INSERT_ROWS_PER_STATEMENT)) {
+      for (const r of await this.engine.query(
+        `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name IN (${part.map((n) => this.s(n)).join(', ')})`,
+      )) {
+        const info = rowToStable(r)
+        found.set(info.name, info)
+      }
+    }
+    for (const name of uniq) {
+      const info = found.get(name)
+      const cur = this.stables.get(db)?.get(name)
+      if (info) {
+        mapOf(this.stables, db).set(name, info)
+        if (cur && cur.createdAt !== info.createdAt) {
+          this.forgetChildren(db, name)
+        }
+      } else if (cur) {
+        this.stables.get(db)?.delete(name)
+        this.forgetChildren(db, name)
+      }
+    }
+  }
+
+  private forgetChildren(db: string, stable: string): void {
+    const tbls = this.tables.get(db)
+    if (tbls) {
+      for (const [k, t] of tbls) {
+        if (t.kind === 'child' && t.stable === stable) {
+          tbls.delete(k)
+        }
+      }
+    }
+    this.nextTid.delete(`${db}\u0000${stable}`)
+  }
+
+  private async syncTables(db: string, names: string[]): Promise<void> {
+    const uniq = [...new Set(names)]
+    const found = new Map<string, TableInfo>()
+    for (const part of slices(uniq, INSERT_ROWS_PER_STATEMENT)) {
+      for (const r of await this.engine.query(
+        `SELECT db, name, kind, tid, stable, tags, columns, ttl, created_at, comment FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND name IN (${part.map((n) => this.s(n)).join(', ')})`,
+      )) {
+        const info = rowToTable(r)
+        found.set(info.name, info)
+      }
+    }
+    for (const name of uniq) {
+      const info = found.get(name)
+      if (info) {
+        mapOf(this.tables, db).set(name, info)
+      } else {
+        this.tables.get(db)?.delete(name)
+      }
+    }
+  }
+
+  /** next free tid from the catalog rows (another replica may have allocated some) */
+  private async syncTid(db: string, stable: string | undefined): Promise<void> {
+    const where =
+      stable === undefined ? `kind = 'normal'` : `kind = 'child' AND stable = ${this.s(stable)}`
+    const [[max]] = await this.engine.query(
+      `SELECT max(tid) FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND ${where}`,
+    )
+    const key = stable === undefined ? `${db}\u0000` : `${db}\u0000${stable}`
+    this.nextTid.set(key, max === null || max === undefined ? 1 : Number(max) + 1)
+  }
+
+  private async syncUser(name: string): Promise<void> {
+    const rows = await this.engine.query(
+      `SELECT name, hash, is_super, enabled, sysinfo, createdb, created_at FROM ${this.cat('users')} WHERE name = ${this.s(name)}`,
+    )
+    if (rows.length === 0) {
+      this.users.delete(name)
+    } else {
+      this.users.set(name, rowToUser(rows[0]))
+    }
+    this.authCache.delete(name)
+  }
+
+  /** db row, the named stables and tables: what most table-level mutations depend on */
+  private syncNames(db: string, names: string[], stables: string[] = names): () => Promise<void> {
+    return async () => {
+      await this.syncDatabases()
+      if (this.dbs.has(db)) {
+        await this.syncStables(db, stables)
+        await this.syncTables(db, names)
+      }
+    }
+  }
+
+  /** runs the dialect's post-create statements (hypertable) in the creating transaction */
+  private async afterCreateDataTable(tx: Engine, db: string, table: string, tsCol: string): Promise<void> {
+    const hook = (this.d as Dialect & DataTableHook).afterCreateDataTable
+    if (typeof hook !== 'function') {
+      return
+    }
+    const info = this.dbs.get(db)
+    const chunk = info ? durationTicks(info.options.duration, info.precision) : undefined
+    for (const stmt of hook.call(this.d, this.d.schemaName(db), table, tsCol, chunk)) {
+      await tx.exec(stmt)
+    }
+  }
+
   async init(rootPassword: string): Promise<void> {
     const cs = this.d.quoteIdent(this.d.catalogSchema)
-    await this.engine.transaction(async (tx) => {
+    const lock = this.hooks.withAdvisoryLock
+    // CREATE ... IF NOT EXISTS is not race-free between processes on PostgreSQL (two replicas
+    // starting together can both insert into pg_namespace): the catalog lock serialises them
+    const inTx = <T>(fn: (tx: Engine) => Promise<T>): Promise<T> =>
+      typeof lock === 'function' ? lock.call(this.engine, CATALOG_LOCK, fn) as Promise<T> : this.engine.transaction(fn)
+    await inTx(async (tx) => {
       await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${cs}`)
       await tx.exec(
         `CREATE TABLE IF NOT EXISTS ${this.cat('databases')} (name VARCHAR PRIMARY KEY, prec VARCHAR NOT NULL, vgroups INTEGER NOT NULL, first_vgid INTEGER NOT NULL, options VARCHAR NOT NULL, created_at BIGINT NOT NULL)`,
@@ -264,9 +577,23 @@ class SqlCatalog implements Catalog {
         `CREATE TABLE IF NOT EXISTS ${this.cat('users')} (name VARCHAR PRIMARY KEY, hash VARCHAR NOT NULL, is_super BOOLEAN NOT NULL, enabled BOOLEAN NOT NULL, sysinfo BOOLEAN NOT NULL, createdb BOOLEAN NOT NULL, created_at BIGINT NOT NULL)`,
       )
     })
-    await this.load()
+    await this.serial(() => this.load())
+    this.isLoaded = true
+    this.loadError = undefined
     if (!this.users.has('root')) {
-      await this.createUser('root', rootPassword, { super: true, enable: true, sysinfo: true, createdb: true })
+      try {
+        await this.createUser('root', rootPassword, { super: true, enable: true, sysinfo: true, createdb: true })
+      } catch (err) {
+        // another replica created it first
+        if (!(err instanceof TdError && err.code === TD.MND_USER_ALREADY_EXIST)) {
+          this.isLoaded = false
+          this.loadError = err
+          throw err
+        }
+      }
+    }
+    for (const w of this.loadWaiters.splice(0)) {
+      w.resolve()
     }
   }
 
@@ -275,30 +602,14 @@ class SqlCatalog implements Catalog {
     for (const r of await this.engine.query(
       `SELECT name, prec, vgroups, first_vgid, options, created_at FROM ${this.cat('databases')}`,
     )) {
-      const name = String(r[0])
-      dbs.set(name, {
-        name,
-        precision: String(r[1]) as Precision,
-        vgroups: Number(r[2]),
-        firstVgId: Number(r[3]),
-        options: JSON.parse(String(r[4])) as Record<string, string | number>,
-        createdAt: Number(r[5]),
-      })
+      const info = rowToDb(r)
+      dbs.set(info.name, info)
     }
     const stables = new Map<string, Map<string, StableInfo>>()
     for (const r of await this.engine.query(
       `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')}`,
     )) {
-      const info: StableInfo = {
-        db: String(r[0]),
-        name: String(r[1]),
-        columns: JSON.parse(String(r[2])) as ColumnDef[],
-        tags: JSON.parse(String(r[3])) as ColumnDef[],
-        createdAt: Number(r[4]),
-      }
-      if (r[5] !== null) {
-        info.comment = String(r[5])
-      }
+      const info = rowToStable(r)
       mapOf(stables, info.db).set(info.name, info)
     }
     const tables = new Map<string, Map<string, TableInfo>>()
@@ -306,23 +617,7 @@ class SqlCatalog implements Catalog {
     for (const r of await this.engine.query(
       `SELECT db, name, kind, tid, stable, tags, columns, ttl, created_at, comment FROM ${this.cat('tables')}`,
     )) {
-      const info: TableInfo = {
-        db: String(r[0]),
-        name: String(r[1]),
-        kind: String(r[2]) as 'child' | 'normal',
-        tid: Number(r[3]),
-        ttl: Number(r[7]),
-        createdAt: Number(r[8]),
-      }
-      if (info.kind === 'child') {
-        info.stable = String(r[4])
-        info.tags = r[5] === null ? {} : decodeTags(String(r[5]))
-      } else {
-        info.columns = JSON.parse(String(r[6])) as ColumnDef[]
-      }
-      if (r[9] !== null) {
-        info.comment = String(r[9])
-      }
+      const info = rowToTable(r)
       mapOf(tables, info.db).set(info.name, info)
       const key = info.kind === 'child' ? `${info.db}\u0000${info.stable}` : `${info.db}\u0000`
       nextTid.set(key, Math.max(nextTid.get(key) ?? 1, info.tid + 1))
@@ -331,15 +626,8 @@ class SqlCatalog implements Catalog {
     for (const r of await this.engine.query(
       `SELECT name, hash, is_super, enabled, sysinfo, createdb, created_at FROM ${this.cat('users')}`,
     )) {
-      users.set(String(r[0]), {
-        name: String(r[0]),
-        hash: String(r[1]),
-        super: Boolean(r[2]),
-        enable: Boolean(r[3]),
-        sysinfo: Boolean(r[4]),
-        createdb: Boolean(r[5]),
-        createdAt: Number(r[6]),
-      })
+      const u = rowToUser(r)
+      users.set(u.name, u)
     }
     this.dbs = dbs
     this.stables = stables
@@ -351,12 +639,13 @@ class SqlCatalog implements Catalog {
 
   async refresh(): Promise<void> {
     // embedded DuckDB has a single writer: this process; a shared server may have others
-    if (this.d.name !== 'duckdb') {
-      await this.mutate(() => this.load(), false)
+    if (this.shared() && this.isLoaded) {
+      await this.serial(() => this.load())
     }
   }
 
   private requireDb(db: string): DatabaseInfo {
+    this.ready()
     const info = this.dbs.get(db)
     if (!info) {
       throw dbNotExist(db)
@@ -386,10 +675,12 @@ class SqlCatalog implements Catalog {
   // ---- databases -----------------------------------------------------------------------------
 
   listDatabases(): DatabaseInfo[] {
+    this.ready()
     return [...this.dbs.values()]
   }
 
   getDatabase(name: string): DatabaseInfo | undefined {
+    this.ready()
     return this.dbs.get(name)
   }
 
@@ -440,7 +731,7 @@ class SqlCatalog implements Catalog {
         )
       })
       this.dbs.set(name, info)
-    })
+    }, () => this.syncDatabases())
   }
 
   async dropDatabase(name: string, ifExists: boolean): Promise<void> {
@@ -458,24 +749,19 @@ class SqlCatalog implements Catalog {
         }
         await tx.exec(`DELETE FROM ${this.cat('databases')} WHERE name = ${this.s(name)}`)
       })
-      this.dbs.delete(name)
-      this.stables.delete(name)
-      this.tables.delete(name)
-      for (const k of [...this.nextTid.keys()]) {
-        if (k.startsWith(`${name}\u0000`)) {
-          this.nextTid.delete(k)
-        }
-      }
-    })
+      this.forgetDb(name)
+    }, () => this.syncDatabases())
   }
 
   // ---- super tables --------------------------------------------------------------------------
 
   listStables(db: string): StableInfo[] {
+    this.ready()
     return [...(this.stables.get(db)?.values() ?? [])]
   }
 
   getStable(db: string, name: string): StableInfo | undefined {
+    this.ready()
     return this.stables.get(db)?.get(name)
   }
 
@@ -511,6 +797,7 @@ class SqlCatalog implements Catalog {
         await tx.exec(
           `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent('_tid')}, ${ts}))`,
         )
+        await this.afterCreateDataTable(tx, db, name, columns[0].name)
         await tx.exec(
           `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER PRIMARY KEY, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
         )
@@ -519,7 +806,7 @@ class SqlCatalog implements Catalog {
         )
       })
       mapOf(this.stables, db).set(name, info)
-    })
+    }, this.syncNames(db, [name]))
   }
 
   async dropStable(db: string, name: string, ifExists: boolean): Promise<void> {
@@ -532,7 +819,7 @@ class SqlCatalog implements Catalog {
         throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
       }
       await this.dropStableLocked(db, name)
-    })
+    }, this.syncNames(db, [name]))
   }
 
   private async dropStableLocked(db: string, name: string): Promise<void> {
@@ -585,7 +872,7 @@ class SqlCatalog implements Catalog {
           }
         }
       }
-    })
+    }, this.syncNames(db, [], [stable]))
   }
 
   async dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void> {
@@ -624,7 +911,7 @@ class SqlCatalog implements Catalog {
           }
         }
       }
-    })
+    }, this.syncNames(db, [], [stable]))
   }
 
   /** Updates the persisted tag JSON of every child of a stable (cache updated by the caller). */
@@ -707,16 +994,18 @@ class SqlCatalog implements Catalog {
       } else if (nt) {
         nt.columns = nextList
       }
-    })
+    }, this.syncNames(db, [table]))
   }
 
   // ---- child and normal tables ---------------------------------------------------------------
 
   listTables(db: string): TableInfo[] {
+    this.ready()
     return [...(this.tables.get(db)?.values() ?? [])]
   }
 
   getTable(db: string, name: string): TableInfo | undefined {
+    this.ready()
     return this.tables.get(db)?.get(name)
   }
 
@@ -840,6 +1129,14 @@ class SqlCatalog implements Catalog {
         tbls.set(info.name, info)
       }
       return out
+    }, async () => {
+      const stableNames = [...new Set(specs.map((x) => x.stable))]
+      await this.syncNames(db, specs.map((x) => x.name), [...stableNames, ...specs.map((x) => x.name)])()
+      if (this.dbs.has(db)) {
+        for (const st of stableNames) {
+          await this.syncTid(db, st)
+        }
+      }
     })
   }
 
@@ -874,6 +1171,7 @@ class SqlCatalog implements Catalog {
           await tx.exec(
             `CREATE TABLE ${this.phys(db, name)} (${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent(columns[0].name)}))`,
           )
+          await this.afterCreateDataTable(tx, db, name, columns[0].name)
           await tx.exec(
             `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, 'normal', ${tid}, NULL, NULL, ${this.s(JSON.stringify(info.columns))}, ${ttl}, ${info.createdAt}, NULL)`,
           )
@@ -886,6 +1184,11 @@ class SqlCatalog implements Catalog {
       }
       mapOf(this.tables, db).set(name, info)
       return info
+    }, async () => {
+      await this.syncNames(db, [name])()
+      if (this.dbs.has(db)) {
+        await this.syncTid(db, undefined)
+      }
     })
   }
 
@@ -915,7 +1218,7 @@ class SqlCatalog implements Catalog {
         await tx.exec(`DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
       })
       this.tables.get(db)?.delete(name)
-    })
+    }, this.syncNames(db, [name]))
   }
 
   async setTags(db: string, child: string, tags: Record<string, TagValue>): Promise<void> {
@@ -950,7 +1253,7 @@ class SqlCatalog implements Catalog {
         )
       })
       t.tags = next
-    })
+    }, this.syncNames(db, [child], []))
   }
 
   private requireNormal(db: string, table: string): TableInfo {
@@ -980,7 +1283,7 @@ class SqlCatalog implements Catalog {
         )
       })
       t.columns = next
-    })
+    }, this.syncNames(db, [table], []))
   }
 
   async dropTableColumn(db: string, table: string, name: string): Promise<void> {
@@ -1002,12 +1305,13 @@ class SqlCatalog implements Catalog {
         )
       })
       t.columns = next
-    })
+    }, this.syncNames(db, [table], []))
   }
 
   // ---- users ---------------------------------------------------------------------------------
 
   listUsers(): UserInfo[] {
+    this.ready()
     return [...this.users.values()].map(({ hash: _hash, ...u }) => u)
   }
 
@@ -1030,10 +1334,11 @@ class SqlCatalog implements Catalog {
         `INSERT INTO ${this.cat('users')} (name, hash, is_super, enabled, sysinfo, createdb, created_at) VALUES (${this.s(name)}, ${this.s(hash)}, ${u.super}, ${u.enable}, ${u.sysinfo}, ${u.createdb}, ${u.createdAt})`,
       )
       this.users.set(name, u)
-    })
+    }, () => this.syncUser(name))
   }
 
   private requireUser(name: string): UserRecord {
+    this.ready()
     const u = this.users.get(name)
     if (!u) {
       throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
@@ -1049,7 +1354,7 @@ class SqlCatalog implements Catalog {
       await this.engine.exec(`UPDATE ${this.cat('users')} SET hash = ${this.s(hash)} WHERE name = ${this.s(name)}`)
       u.hash = hash
       this.authCache.delete(name)
-    })
+    }, () => this.syncUser(name))
   }
 
   async alterUser(name: string, opts: Partial<UserInfo>): Promise<void> {
@@ -1066,7 +1371,7 @@ class SqlCatalog implements Catalog {
       )
       this.users.set(name, next)
       this.authCache.delete(name)
-    })
+    }, () => this.syncUser(name))
   }
 
   async dropUser(name: string): Promise<void> {
@@ -1078,10 +1383,11 @@ class SqlCatalog implements Catalog {
       await this.engine.exec(`DELETE FROM ${this.cat('users')} WHERE name = ${this.s(name)}`)
       this.users.delete(name)
       this.authCache.delete(name)
-    })
+    }, () => this.syncUser(name))
   }
 
   async verifyUser(name: string, password: string): Promise<boolean> {
+    this.ready()
     const u = this.users.get(name)
     if (!u || !u.enable) {
       return false
@@ -1127,4 +1433,77 @@ function checkDuplicates(cols: ColumnDef[]): void {
     }
     seen.add(c.name)
   }
+}
+
+function rowToDb(r: unknown[]): DatabaseInfo {
+  return {
+    name: String(r[0]),
+    precision: String(r[1]) as Precision,
+    vgroups: Number(r[2]),
+    firstVgId: Number(r[3]),
+    options: JSON.parse(String(r[4])) as Record<string, string | number>,
+    createdAt: Number(r[5]),
+  }
+}
+
+function rowToStable(r: unknown[]): StableInfo {
+  const info: StableInfo = {
+    db: String(r[0]),
+    name: String(r[1]),
+    columns: JSON.parse(String(r[2])) as ColumnDef[],
+    tags: JSON.parse(String(r[3])) as ColumnDef[],
+    createdAt: Number(r[4]),
+  }
+  if (r[5] !== null) {
+    info.comment = String(r[5])
+  }
+  return info
+}
+
+function rowToTable(r: unknown[]): TableInfo {
+  const info: TableInfo = {
+    db: String(r[0]),
+    name: String(r[1]),
+    kind: String(r[2]) as 'child' | 'normal',
+    tid: Number(r[3]),
+    ttl: Number(r[7]),
+    createdAt: Number(r[8]),
+  }
+  if (info.kind === 'child') {
+    info.stable = String(r[4])
+    info.tags = r[5] === null ? {} : decodeTags(String(r[5]))
+  } else {
+    info.columns = JSON.parse(String(r[6])) as ColumnDef[]
+  }
+  if (r[9] !== null) {
+    info.comment = String(r[9])
+  }
+  return info
+}
+
+function rowToUser(r: unknown[]): UserRecord {
+  return {
+    name: String(r[0]),
+    hash: String(r[1]),
+    super: Boolean(r[2]),
+    enable: Boolean(r[3]),
+    sysinfo: Boolean(r[4]),
+    createdb: Boolean(r[5]),
+    createdAt: Number(r[6]),
+  }
+}
+
+const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1_000n, ns: 1_000_000n }
+
+/**
+ * DURATION option (e.g. `10d`, `1440m`, `24h`; a bare number is minutes as in TDengine) as ticks
+ * of the database precision, for the hypertable chunk interval; undefined when unparsable.
+ */
+export function durationTicks(duration: string | number | undefined, precision: Precision): bigint | undefined {
+  const m = /^\s*(\d+)\s*([mhd]?)\s*$/i.exec(String(duration ?? ''))
+  if (!m) {
+    return undefined
+  }
+  const minutes = BigInt(m[1]) * ({ '': 1n, m: 1n, h: 60n, d: 1440n } as Record<string, bigint>)[m[2].toLowerCase()]
+  return minutes > 0n ? minutes * 60_000n * TICKS_PER_MS[precision] : undefined
 }

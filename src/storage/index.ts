@@ -2,14 +2,23 @@ import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { AppConfig } from '../config/types.js'
 import { openCatalog } from '../sql/catalog.js'
+import type { LoadableCatalog } from '../sql/catalog.js'
 import type { Catalog } from '../sql/catalog-types.js'
 import type { Engine } from './types.js'
 
-/** An opened backend with its catalog loaded. */
+/**
+ * An opened backend with its catalog. On PostgreSQL the catalog may still be loading (the
+ * database was down at start): until it is, catalog calls throw StorageUnavailableError (503).
+ */
 export interface Storage {
   engine: Engine
   catalog: Catalog
   close(): Promise<void>
+  /**
+   * true when requests can be served now: the catalog is loaded and the backend answers
+   * (readiness, `/-/ping?action=query`). Optional for hand-built Storage objects in tests.
+   */
+  healthy?(): Promise<boolean>
 }
 
 export interface StorageOptions {
@@ -28,14 +37,25 @@ interface PostgresModule {
  */
 export async function openStorage(url: string, opts: StorageOptions): Promise<Storage> {
   const engine = await openEngine(url, opts)
-  let catalog: Catalog
+  // a shared server may be down at start: the adapter starts anyway, answers 503 and loads the
+  // catalog in the background; an embedded file that cannot be read is a startup error
+  const lazy = engine.dialect.name === 'postgres'
+  let catalog: LoadableCatalog
   try {
-    catalog = await openCatalog(engine, { rootPassword: opts.rootPassword })
+    catalog = await openCatalog(engine, { rootPassword: opts.rootPassword, lazy })
   } catch (err) {
     await engine.close()
     throw err
   }
-  return { engine, catalog, close: () => engine.close() }
+  return {
+    engine,
+    catalog,
+    close: async () => {
+      catalog.close()
+      await engine.close()
+    },
+    healthy: async () => catalog.loaded() && (await engine.healthy()),
+  }
 }
 
 export async function openEngine(url: string, opts: StorageOptions): Promise<Engine> {
