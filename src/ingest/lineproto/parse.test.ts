@@ -277,6 +277,18 @@ describe('parseLineProtocol: failures', () => {
     fail('m f=1 9223372036854775808', 'timestamp out of range: 9223372036854775808')
   })
 
+  it('finds duplicates in lines that follow lines with the same names (name caches)', () => {
+    const lines = (body: string): number[] => run(body).errors.map((e) => e.line)
+    expect(lines('m,a=1,b=2 f=1\nm,a=1,a=2 f=1\nm,a=1,b=2 f=1')).toEqual([2])
+    expect(lines('m,a=1,a=2 f=1\nm,a=1,a=2 f=1')).toEqual([1, 2])
+    expect(lines('m,a=1,b=2,c=3 f=1\nm,a=1,b=2,b=3 f=1\nm,a=1,b=2,c=3 f=1')).toEqual([2])
+    expect(lines('m f=1,g=2\nm f=1,f=2\nm f=1,g=2')).toEqual([2])
+    expect(lines('m f=1,f=2\nm f=1,f=2')).toEqual([1, 2])
+    // Different raw text, same unescaped name
+    expect(lines('m,a\\\\x=1,b=2 f=1\nm,a\\x=1,a\\\\x=2 f=1')).toEqual([2])
+    expect(run('m,a\\\\x=1,a\\x=2 f=1').errors[0].message).toContain('duplicate tag "a\\\\x"')
+  })
+
   it('formats the error with format, line, reason and a quote of the line', () => {
     const r = run('cpu,host=a usage=1\ncpu,host=a usage=1.2.3 17\n')
     expect(r.errors.length).toBe(1)

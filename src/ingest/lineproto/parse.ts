@@ -84,6 +84,12 @@ export class LineProtoParser {
   private readonly tagKeyCache: string[] = []
   private readonly tagValueCache: string[] = []
   private readonly fieldKeyCache: string[] = []
+  // Duplicate-key checks are quadratic. The cached keys at positions 0..n-1 always equal the
+  // current line's keys once those positions are parsed, so when positions 0..n-1 were already
+  // found distinct (and none has been overwritten since), a line whose keys all hit the cache
+  // needs no check up to n. A cache write at position k lowers n to k.
+  private tagKeysDistinct = 0
+  private fieldKeysDistinct = 0
 
   /** Empties the reused point (the pools are kept). */
   reset(): void {
@@ -93,6 +99,8 @@ export class LineProtoParser {
     this.tagKeyCache.length = 0
     this.tagValueCache.length = 0
     this.fieldKeyCache.length = 0
+    this.tagKeysDistinct = 0
+    this.fieldKeysDistinct = 0
   }
 
   /** The reused point, exposed so tests can check that `reset()` empties it. */
@@ -212,10 +220,13 @@ export class LineProtoParser {
         throw new LineFailure(`unescaped "=" in tag value for ${JSON.stringify(key)}`, key)
       }
       const tags = p.tags
-      for (let t = 0; t < tags.length; t++) {
-        if (tags[t][0] === key) {
-          throw new LineFailure(`duplicate tag ${JSON.stringify(key)}`, key)
+      if (slot >= this.tagKeysDistinct) {
+        for (let t = 0; t < tags.length; t++) {
+          if (tags[t][0] === key) {
+            throw new LineFailure(`duplicate tag ${JSON.stringify(key)}`, key)
+          }
         }
+        this.tagKeysDistinct = slot + 1
       }
       b.addTag(key, value)
     }
@@ -349,6 +360,11 @@ export class LineProtoParser {
     const value = !this.hasEscapes || text.indexOf('\\') < 0 ? text : unescapeName(text, equalsEscapable)
     cache[at] = text
     cache[at + 1] = value
+    if (cache === this.tagKeyCache && slot < this.tagKeysDistinct) {
+      this.tagKeysDistinct = slot
+    } else if (cache === this.fieldKeyCache && slot < this.fieldKeysDistinct) {
+      this.fieldKeysDistinct = slot
+    }
     return value
   }
 
@@ -356,10 +372,14 @@ export class LineProtoParser {
   private parseFieldValue(key: string, i: number, end: number, moreLines: boolean): number {
     const s = this.body
     const fields = this.builder.point.fields
-    for (let f = 0; f < fields.length; f++) {
-      if (fields[f].name === key) {
-        throw new LineFailure(`duplicate field ${JSON.stringify(key)}`, key)
+    const slot = fields.length
+    if (slot >= this.fieldKeysDistinct) {
+      for (let f = 0; f < slot; f++) {
+        if (fields[f].name === key) {
+          throw new LineFailure(`duplicate field ${JSON.stringify(key)}`, key)
+        }
       }
+      this.fieldKeysDistinct = slot + 1
     }
     if (i >= end) {
       throw new LineFailure(`missing field value for ${JSON.stringify(key)}`, key)
