@@ -1,3 +1,5 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
 import { Registry } from 'prom-client'
@@ -121,6 +123,27 @@ describe('createResourceProbe', () => {
     const { logger, lines } = captureLogger()
     createResourceProbe({ incgroup: false, root: join(FIXTURES, 'v2-unlimited'), logger, totalMemory: 2 ** 34 })
     expect(lines.filter((l) => l.level >= 40)).toHaveLength(0)
+  })
+
+  it('follows the process into another cgroup (pid written to cgroup.procs at run time)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'cgroup-move-'))
+    try {
+      cpSync(join(FIXTURES, 'v1'), root, { recursive: true })
+      const probe = createResourceProbe({ incgroup: true, root, logger: captureLogger().logger, totalMemory: 2 ** 34 })
+      // c1: 250000000 / 536870912
+      expect(probe.memory().percent).toBeCloseTo((100 * 250000000) / 536870912, 10)
+      const moved = join(root, 'sys/fs/cgroup/memory/limited')
+      mkdirSync(moved)
+      writeFileSync(join(moved, 'memory.limit_in_bytes'), '100000000\n')
+      writeFileSync(join(moved, 'memory.usage_in_bytes'), '30000000\n')
+      writeFileSync(join(moved, 'memory.stat'), 'total_inactive_file 5000000\n')
+      writeFileSync(join(root, 'proc/self/cgroup'), '4:memory:/limited\n3:cpu,cpuacct:/kubepods/pod1/c1\n')
+      const m = probe.memory()
+      expect(m.limitBytes).toBe(100000000)
+      expect(m.percent).toBeCloseTo(25, 10)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 
   it('CPU percent: 0 first, then positive after busy work', () => {

@@ -14,7 +14,9 @@
  * CPU percent: process CPU time over wall time, as a percent of the cores the process may use (the
  * cgroup CPU quota when there is one, else all cores). The first sample is 0.
  */
+import { readFileSync } from 'node:fs'
 import os from 'node:os'
+import { join } from 'node:path'
 import { Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 import type { Logger } from '../logger.js'
@@ -63,6 +65,18 @@ export function createResourceProbe({ incgroup, root = '/', logger, totalMemory 
   }
   const useCgroup = incgroup && loc !== undefined
   const cores = (loc ? readCgroupCpuCores(loc) : undefined) ?? os.availableParallelism()
+  // a process moved to another cgroup at run time (echo pid > cgroup.procs) is followed: the
+  // membership file is tiny, so it is re-read every sample and the cgroup re-located on change
+  const membershipFile = join(root, 'proc/self/cgroup')
+  const membership = (): string => {
+    try {
+      return readFileSync(membershipFile, 'utf8')
+    } catch {
+      return ''
+    }
+  }
+  let member = useCgroup ? membership() : ''
+  let current = loc
 
   let lastCpu = process.cpuUsage()
   let lastWall = process.hrtime.bigint()
@@ -71,7 +85,16 @@ export function createResourceProbe({ incgroup, root = '/', logger, totalMemory 
   return {
     memory(): MemorySample {
       if (useCgroup) {
-        const mem = readCgroupMemory(loc)
+        const now = membership()
+        if (now !== member) {
+          member = now
+          const moved = locateCgroup(root)
+          if (moved) {
+            current = moved
+            logger.info({ memoryDir: moved.memoryDir }, 'process moved to another cgroup: following it')
+          }
+        }
+        const mem = readCgroupMemory(current)
         const limit = mem.limit === null ? totalMemory : Math.min(mem.limit, totalMemory)
         return { percent: (100 * mem.workingSet) / limit, usedBytes: mem.workingSet, limitBytes: limit, source: 'cgroup' }
       }
