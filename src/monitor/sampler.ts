@@ -84,7 +84,7 @@ export function createResourceProbe({ incgroup, root = '/', logger, totalMemory 
 
   return {
     memory(): MemorySample {
-      if (useCgroup) {
+      if (useCgroup && current !== undefined) {
         const now = membership()
         if (now !== member) {
           member = now
