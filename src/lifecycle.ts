@@ -89,7 +89,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       prefix: r.prefix,
       app: guarded(r.app, [writeGate(gate)], tracing),
     }))
-    const app = createApp({ config, logger, metrics, gate, rest, routes })
+    const opened = storage
+    const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined
+    const app = createApp({ config, logger, metrics, gate, rest, routes, ...(storageHealthy ? { storageHealthy } : {}) })
 
     if (!config.monitor.disable) {
       // sampled before listening, so the first request already meets the right gate state

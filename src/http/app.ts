@@ -35,9 +35,11 @@ export interface AppDeps {
   rest?: Hono
   /** further route modules (ingest protocols ...), mounted in order */
   routes?: MountedRoutes[]
+  /** storage readiness for `/-/ping?action=query` (Storage.healthy) */
+  storageHealthy?: () => Promise<boolean>
 }
 
-export function createApp({ config, logger, metrics, gate, rest, routes = [] }: AppDeps): Hono {
+export function createApp({ config, logger, metrics, gate, rest, routes = [], storageHealthy }: AppDeps): Hono {
   const app = new Hono()
 
   app.use(requestId())
@@ -49,7 +51,7 @@ export function createApp({ config, logger, metrics, gate, rest, routes = [] }: 
   app.use(cors(config.cors))
   app.use(gunzip({ maxBodySize: config.http.maxBodySize }))
 
-  app.route('/', createHealthRoutes({ gate }))
+  app.route('/', createHealthRoutes(storageHealthy ? { gate, storageHealthy } : { gate }))
   app.route('/', createMetricsRoutes({ metrics }))
   if (rest) {
     app.route('/rest', rest)

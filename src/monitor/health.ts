@@ -11,14 +11,22 @@ const EMPTY = { 'Content-Length': '0' }
 
 export interface HealthDeps {
   gate: Gate
+  /**
+   * Storage readiness (catalog loaded and the backend answers). When given, `/-/ping?action=query`
+   * is 503 while it is false: queries cannot be served (e.g. PostgreSQL is down).
+   */
+  storageHealthy?: () => Promise<boolean>
 }
 
-export function createHealthRoutes({ gate }: HealthDeps): Hono {
+export function createHealthRoutes({ gate, storageHealthy }: HealthDeps): Hono {
   const app = new Hono()
 
-  app.get('/-/ping', function ping(c) {
+  app.get('/-/ping', async function ping(c) {
+    const query = c.req.query('action') === 'query'
     const refused =
-      gate.draining || (c.req.query('action') === 'query' ? gate.queryPaused() : gate.allPaused())
+      gate.draining ||
+      (query ? gate.queryPaused() : gate.allPaused()) ||
+      (query && storageHealthy !== undefined && !(await storageHealthy()))
     // Empty body, no content type, explicit length 0 (as the original): status only.
     return c.body(null, refused ? 503 : 200, EMPTY)
   })

@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import { TdError } from '../sql/errors.js'
+import { isStorageUnavailable } from '../storage/errors.js'
 import type { RestFailure } from './auth.js'
 import { errorBody, JSON_CONTENT_TYPE } from './encode.js'
 import { statusForDbError } from './http-status.js'
@@ -19,6 +20,13 @@ export function failure(f: RestFailure): Response {
  * with the status of `httpCodeServerError`. Authentication failures never get here.
  */
 export function dbError(err: unknown, httpCodeServerError: boolean): Response {
+  if (isStorageUnavailable(err)) {
+    // the database is down or the pool is exhausted: not the request's fault, retry later
+    return new Response(errorBody(65535, err.message), {
+      status: 503,
+      headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Retry-After': '1' },
+    })
+  }
   if (err instanceof TdError) {
     return jsonText(errorBody(err.code, err.desc), statusForDbError(err.code, httpCodeServerError))
   }

@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { TdError } from '../sql/errors.js'
+import { TD, TdError } from '../sql/errors.js'
 import type { SqlResult } from '../sql/result.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'
@@ -45,12 +45,46 @@ export function queryGateRefuses(deps: RestDeps, sql: string): boolean {
   }
 }
 
+/** "database / super table / table does not exist": maybe just created by another replica */
+const MISS_CODES = new Set<number>([TD.MND_DB_NOT_EXIST, TD.MND_STB_NOT_EXIST, TD.PAR_TABLE_NOT_EXIST])
+
+/**
+ * Runs the statement; when it fails because a database or table is missing and the catalog is
+ * shared with other replicas (PostgreSQL), re-reads the catalog (rate-limited) and runs it once
+ * more, so a table created through another replica a moment ago is found even before its
+ * NOTIFY arrives. Statements fail on a missing name before they write, and writes overwrite
+ * by (table, ts), so the second run does not duplicate anything.
+ */
+async function executeSeeingReplicas(
+  deps: RestDeps,
+  sql: string,
+  opts: Parameters<RestDeps['sql']['execute']>[1],
+): Promise<SqlResult> {
+  try {
+    return await deps.sql.execute(sql, opts)
+  } catch (err) {
+    const catalog = deps.storage.catalog as { refreshOnMiss?: () => Promise<boolean> }
+    if (err instanceof TdError && MISS_CODES.has(err.code) && typeof catalog.refreshOnMiss === 'function') {
+      if (await catalog.refreshOnMiss()) {
+        return deps.sql.execute(sql, opts)
+      }
+    }
+    throw err
+  }
+}
+
 /**
  * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth -> tz -> req_id -> body -> gate ->
  * execute -> exec body or streamed query body (adapter-behaviour 2.4).
  */
 export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
+  let who: Awaited<ReturnType<Authenticator['authenticate']>>
+  try {
+    who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
+  } catch (err) {
+    // users live in the catalog: storage down means 503, not a 500
+    return dbError(err, deps.config.httpCodeServerError)
+  }
   if (isFailure(who)) {
     return failure(who)
   }
@@ -83,7 +117,7 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   }
   let result: SqlResult
   try {
-    result = await deps.sql.execute(sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
+    result = await executeSeeingReplicas(deps, sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
     return dbError(err, deps.config.httpCodeServerError)
