@@ -1,0 +1,270 @@
+/**
+ * REAL memory gate: the adapter process (node --import tsx src/main.ts) runs inside a
+ * memory-limited cgroup created by this test (cgroup v1 here: /sys/fs/cgroup/memory/<child>;
+ * cgroup v2 hosts: /sys/fs/cgroup/<child>), grows through real work (line-protocol writes of
+ * incompressible strings held by DuckDB's in-memory storage) past the query threshold, then past
+ * the all threshold, and the test watches /-/ping, the 503 on a query, then on writes.
+ *
+ * The way back: while all-paused every write (DROP DATABASE included) is refused, so the adapter
+ * cannot be emptied through its API, and DuckDB does not hand freed memory back to the OS after a
+ * DROP anyway (measured: working set 71% -> 65% after dropping ~300 MB of rows, RSS unchanged a
+ * minute later). The return is therefore driven from outside the process, as in production: the
+ * cgroup limit is raised at run time (a vertical resize), and the sampler, which re-reads the limit
+ * every sample, goes all-paused -> query-paused -> normal. The DROP in between is done in
+ * query-paused (writes are served there) and its effect is only logged.
+ *
+ * Needs root and a writable cgroup hierarchy; without them the test FAILS with the reason.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const REPO = join(import.meta.dirname, '../..')
+const LIMIT = 400 * 1024 * 1024
+const QUERY_THRESHOLD = 45
+const ALL_THRESHOLD = 65
+const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
+
+interface Cgroup {
+  version: 1 | 2
+  dir: string
+  limitFile: string
+}
+
+let cg: Cgroup | undefined
+let child: ChildProcess | undefined
+let base = ''
+let output = ''
+
+function createCgroup(): Cgroup {
+  const name = `db-adapter-e2e-${process.pid}`
+  const v1 = '/sys/fs/cgroup/memory'
+  try {
+    if (existsSync(join(v1, 'memory.limit_in_bytes'))) {
+      const dir = join(v1, name)
+      mkdirSync(dir)
+      const made: Cgroup = { version: 1, dir, limitFile: join(dir, 'memory.limit_in_bytes') }
+      writeFileSync(made.limitFile, String(LIMIT))
+      return made
+    }
+    if (existsSync('/sys/fs/cgroup/cgroup.controllers')) {
+      const dir = join('/sys/fs/cgroup', name)
+      mkdirSync(dir)
+      const made: Cgroup = { version: 2, dir, limitFile: join(dir, 'memory.max') }
+      writeFileSync(made.limitFile, String(LIMIT))
+      return made
+    }
+  } catch (err) {
+    throw new Error(
+      `cgroup-gate e2e: cannot create a memory-limited cgroup (${err instanceof Error ? err.message : String(err)}); this test needs root and a writable /sys/fs/cgroup`,
+    )
+  }
+  throw new Error('cgroup-gate e2e: no cgroup memory controller found (neither /sys/fs/cgroup/memory nor cgroup v2 at /sys/fs/cgroup)')
+}
+
+/** The cgroup's working set as a percent of its current limit (what the adapter should report). */
+function workingSetPercent(c: Cgroup): { percent: number; bytes: number; limit: number } {
+  const limit = Number(readFileSync(c.limitFile, 'utf8').trim())
+  const usage = Number(readFileSync(join(c.dir, c.version === 1 ? 'memory.usage_in_bytes' : 'memory.current'), 'utf8').trim())
+  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
+  const inactive = Number((c.version === 1 ? /^total_inactive_file (\d+)$/m : /^inactive_file (\d+)$/m).exec(stat)?.[1] ?? 0)
+  const bytes = usage - inactive
+  return { percent: (100 * bytes) / limit, bytes, limit }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+const get = (path: string): Promise<Response> => fetch(`${base}${path}`)
+const sql = (text: string): Promise<Response> => fetch(`${base}/rest/sql`, { method: 'POST', body: text, headers: AUTH })
+
+let ts = BigInt(Date.now()) * 1_000_000n
+/** ~2 MB of incompressible line protocol: 2000 rows of a 1000-character random string. */
+function batch(): string {
+  const lines: string[] = []
+  for (let i = 0; i < 2000; i++) {
+    lines.push(`grow,host=h${i % 50} s="${randomBytes(500).toString('hex')}",v=${i}i ${ts++}`)
+  }
+  return lines.join('\n')
+}
+const write = (body: string): Promise<Response> =>
+  fetch(`${base}/lineproto/v1/write?db=big&u=root&p=taosdata`, { method: 'POST', body })
+
+async function expectPaused(res: Response, body: string): Promise<void> {
+  expect(res.status).toBe(503)
+  expect(res.headers.get('retry-after')).toBe('120')
+  expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+  expect(await res.text()).toBe(JSON.stringify(body))
+}
+
+/** Waits until /-/ping (with `action`) answers `status`, for up to `ms`. */
+async function pingUntil(status: number, action: string, ms = 3000): Promise<void> {
+  const until = Date.now() + ms
+  for (;;) {
+    if ((await get(`/-/ping${action}`)).status === status) {
+      return
+    }
+    if (Date.now() > until) {
+      throw new Error(`/-/ping${action} never answered ${status}; cgroup working set ${workingSetPercent(cg!).percent.toFixed(1)}%\n${output.slice(-2000)}`)
+    }
+    await sleep(50)
+  }
+}
+
+/** Writes batches until /-/ping (with `action`) answers 503; returns the batches written. */
+async function growUntil503(action: string, maxBatches: number): Promise<number> {
+  for (let n = 1; n <= maxBatches; n++) {
+    const res = await write(batch())
+    expect(res.status, `batch ${n}: ${await res.clone().text()}`).toBe(204)
+    // two sampling intervals (200 ms) so the gate has seen the growth
+    await sleep(450)
+    if ((await get(`/-/ping${action}`)).status === 503) {
+      return n
+    }
+  }
+  throw new Error(`no 503 on /-/ping${action} after ${maxBatches} batches; working set ${workingSetPercent(cg!).percent.toFixed(1)}%`)
+}
+
+beforeAll(async () => {
+  cg = createCgroup()
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  const args = [
+    '--import', 'tsx', 'src/main.ts',
+    '--port', String(port), '--host', '127.0.0.1',
+    '--storage.url', 'duckdb::memory:',
+    '--log.path', mkdtempSync(join(tmpdir(), 'cgroup-gate-')),
+    '--smlAutoCreateDB=true',
+    '--monitor.incgroup=true',
+    '--monitor.collectDuration=200ms',
+    `--monitor.pauseQueryMemoryThreshold=${QUERY_THRESHOLD}`,
+    `--monitor.pauseAllMemoryThreshold=${ALL_THRESHOLD}`,
+  ]
+  // The shell writes its own pid into cgroup.procs and then execs node under that same pid: the
+  // adapter process starts inside the cgroup, so all of its memory is charged there (v1 does not
+  // move charges of pages allocated before a move).
+  const quoted = args.map((a) => `'${a}'`).join(' ')
+  child = spawn('sh', ['-c', `echo $$ > '${join(cg.dir, 'cgroup.procs')}' && exec '${process.execPath}' ${quoted}`], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()))
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()))
+  const until = Date.now() + 30000
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`adapter exited with ${child.exitCode}:\n${output}`)
+    }
+    try {
+      if ((await get('/-/live')).status === 200) {
+        break
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) {
+      throw new Error(`adapter did not start:\n${output}`)
+    }
+    await sleep(100)
+  }
+  const procs = readFileSync(join(cg.dir, 'cgroup.procs'), 'utf8').trim().split('\n')
+  expect(procs).toContain(String(child.pid))
+}, 60000)
+
+afterAll(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((r) => child!.once('exit', () => r()))
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child!.kill('SIGKILL'), 8000)
+    await exited
+    clearTimeout(timer)
+  }
+  if (cg) {
+    // an exiting process leaves the cgroup a moment after its exit is reported
+    for (let i = 0; i < 50; i++) {
+      try {
+        rmdirSync(cg.dir)
+        break
+      } catch (err) {
+        if (i === 49) {
+          throw new Error(`could not remove ${cg.dir}: ${String(err)}`)
+        }
+        await sleep(100)
+      }
+    }
+    expect(existsSync(cg.dir)).toBe(false)
+  }
+}, 30000)
+
+describe('memory gate inside a real memory-limited cgroup', () => {
+  it('normal -> query-paused -> all-paused by growth, then back by a larger limit', async () => {
+    const c = cg!
+    // --- normal
+    const start = workingSetPercent(c)
+    expect(start.limit).toBe(LIMIT)
+    expect(start.percent, 'the baseline must start below the query threshold').toBeLessThan(QUERY_THRESHOLD)
+    expect((await get('/-/ping')).status).toBe(200)
+    expect((await get('/-/ping?action=query')).status).toBe(200)
+    expect((await write(batch())).status).toBe(204)
+    expect((await sql('select count(*) from big.grow')).status).toBe(200)
+
+    // the adapter reports the cgroup working set over the limit (same figure as the files say)
+    const reported = Number(/^db_adapter_memory_percent (\S+)$/m.exec(await (await get('/metrics')).text())?.[1])
+    expect(Math.abs(reported - workingSetPercent(c).percent)).toBeLessThan(5)
+
+    // --- grow past the query threshold
+    await growUntil503('?action=query', 200)
+    const atQuery = workingSetPercent(c)
+    expect(atQuery.percent).toBeGreaterThan(QUERY_THRESHOLD - 3)
+    expect((await get('/-/ping')).status).toBe(200)
+    await expectPaused(await sql('select count(*) from big.grow'), 'query memory exceeds threshold')
+    // writes are still served in query-paused
+    expect((await write(batch())).status).toBe(204)
+
+    // --- grow past the all threshold
+    await growUntil503('', 200)
+    expect(workingSetPercent(c).percent).toBeGreaterThan(ALL_THRESHOLD - 3)
+    await expectPaused(await write(batch()), 'memory exceeds threshold')
+    await expectPaused(await sql('insert into big.grow using big.grow tags(\'x\') values (now, \'s\', 1)'), 'memory exceeds threshold')
+    await expectPaused(await sql('select count(*) from big.grow'), 'memory exceeds threshold')
+    expect((await get('/-/live')).status).toBe(200)
+    expect(/^db_adapter_gate_state 2$/m.test(await (await get('/metrics')).text())).toBe(true)
+
+    // --- a larger limit puts use between the thresholds: all-paused -> query-paused
+    const full = workingSetPercent(c)
+    writeFileSync(c.limitFile, String(Math.round(full.bytes / 0.55)))
+    await pingUntil(200, '')
+    expect((await get('/-/ping?action=query')).status).toBe(503)
+    expect((await write(batch())).status).toBe(204)
+    await expectPaused(await sql('select count(*) from big.grow'), 'query memory exceeds threshold')
+
+    // DROP is a write, so it is served now; what it frees is logged (DuckDB keeps most of it)
+    const beforeDrop = workingSetPercent(c)
+    expect((await sql('drop database big')).status).toBe(200)
+    await sleep(1000)
+    const afterDrop = workingSetPercent(c)
+    console.log(`cgroup working set: start ${(start.bytes / 2 ** 20).toFixed(0)} MiB; before DROP ${(beforeDrop.bytes / 2 ** 20).toFixed(0)} MiB, after ${(afterDrop.bytes / 2 ** 20).toFixed(0)} MiB`)
+
+    // --- a much larger limit: query-paused -> normal
+    writeFileSync(c.limitFile, String(Math.round(Math.max(afterDrop.bytes, beforeDrop.bytes) / 0.15)))
+    await pingUntil(200, '?action=query')
+    expect((await get('/-/ping')).status).toBe(200)
+    expect((await sql('show databases')).status).toBe(200)
+    expect((await write(batch())).status).toBe(204)
+    expect(/^db_adapter_gate_state 0$/m.test(await (await get('/metrics')).text())).toBe(true)
+  }, 180000)
+})
