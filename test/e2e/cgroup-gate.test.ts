@@ -62,6 +62,7 @@ function createCgroup(): Cgroup {
   } catch (err) {
     throw new Error(
       `cgroup-gate e2e: cannot create a memory-limited cgroup (${err instanceof Error ? err.message : String(err)}); this test needs root and a writable /sys/fs/cgroup`,
+      { cause: err },
     )
   }
   throw new Error('cgroup-gate e2e: no cgroup memory controller found (neither /sys/fs/cgroup/memory nor cgroup v2 at /sys/fs/cgroup)')
@@ -201,7 +202,7 @@ afterAll(async () => {
         break
       } catch (err) {
         if (i === 49) {
-          throw new Error(`could not remove ${cg.dir}: ${String(err)}`)
+          throw new Error(`could not remove ${cg.dir}: ${String(err)}`, { cause: err })
         }
         await sleep(100)
       }
