@@ -4,9 +4,10 @@
  * Select sections with BENCH=sql,... (default: all).
  */
 import { fmt } from './lib.js'
+import { runPingBench } from './ping.bench.js'
 import { runSqlBench } from './sql.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,ping').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -30,4 +31,15 @@ if (selected.has('sql')) {
     },
     'adapter peak RSS, MiB': { adapter: fmt(r.peakRssMiB, 0), 'raw DuckDB': '-', ratio: '-' },
   })
+}
+
+if (selected.has('ping')) {
+  console.log('/-/ping latency while line-protocol ingest runs at full speed (target p99 < 5 ms)')
+  const r = await runPingBench(log)
+  console.table({
+    '/-/ping idle, ms': { p50: fmt(r.idle.p50, 2), p99: fmt(r.idle.p99, 2), max: fmt(r.idle.max, 2), samples: r.idle.samples },
+    '/-/ping under ingest, ms': { p50: fmt(r.loaded.p50, 2), p99: fmt(r.loaded.p99, 2), max: fmt(r.loaded.max, 2), samples: r.loaded.samples },
+    'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
+  })
+  log(`ingest meanwhile: ${fmt(r.ingestPointsPerSec)} points/s, ${r.writeErrors} failed writes`)
 }

@@ -1,0 +1,149 @@
+/**
+ * `/-/ping` latency while line-protocol ingest runs at full speed: the readiness probe must stay
+ * fast when the adapter is busiest (target p99 < 5 ms), or a kubelet marks a healthy pod unready.
+ *
+ *   BENCH=ping npm run bench            (or: npx tsx bench/ping.bench.ts)
+ *   PING_BENCH_SECONDS=10 PING_BENCH_WRITERS=2
+ *
+ * The adapter runs as its own process on an in-memory DuckDB. Bodies are generated before timing
+ * (gen_lp.mjs shape: 1000 series, 1 field, ms timestamps, 5000 lines per body, a fresh time range
+ * per body so every write inserts). Writers POST back to back; one prober GETs /-/ping every 10 ms
+ * over a keep-alive connection of its own. Idle ping latency is measured first for comparison.
+ */
+import { Agent, request } from 'node:http'
+import { AUTH, fmt, startAdapterProcess } from './lib.js'
+
+export interface PingBenchResult {
+  idle: Latency
+  loaded: Latency
+  ingestPointsPerSec: number
+  writeErrors: number
+  /** the adapter's own event-loop lag (prom-client default metrics, read right after the load), ms */
+  eventLoopLagP99Ms: number
+  eventLoopLagMaxMs: number
+}
+
+export interface Latency {
+  samples: number
+  p50: number
+  p99: number
+  max: number
+}
+
+const SERIES = 1000
+const LINES = 5000
+
+function body(n: number): string {
+  const t0 = 1_700_000_000_000 + n * (LINES / SERIES) * 1000
+  const lines: string[] = []
+  for (let i = 0; i < LINES; i++) {
+    const s = i % SERIES
+    const j = Math.floor(i / SERIES)
+    lines.push(`cpu,host=h${String(s).padStart(4, '0')},region=r${s % 4} usage_user=${((s * 7 + j) % 1000) / 10} ${t0 + j * 1000}`)
+  }
+  return lines.join('\n')
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) {
+    return NaN
+  }
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
+}
+
+function summarise(ms: number[]): Latency {
+  const s = [...ms].sort((a, b) => a - b)
+  return { samples: s.length, p50: percentile(s, 50), p99: percentile(s, 99), max: s[s.length - 1] }
+}
+
+/** One HTTP request on a keep-alive agent; resolves with the status once the body is read. */
+function send(agent: Agent, url: URL, method: string, payload?: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, agent, headers }, (res) => {
+      res.resume()
+      res.on('end', () => resolve(res.statusCode ?? 0))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function probe(url: URL, until: () => boolean): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const out: number[] = []
+  try {
+    while (!until()) {
+      const t = performance.now()
+      const status = await send(agent, url, 'GET')
+      out.push(performance.now() - t)
+      if (status !== 200) {
+        throw new Error(`/-/ping answered ${status}`)
+      }
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  } finally {
+    agent.destroy()
+  }
+  return out
+}
+
+export async function runPingBench(log: (s: string) => void): Promise<PingBenchResult> {
+  const seconds = Number(process.env.PING_BENCH_SECONDS ?? 10)
+  const writers = Number(process.env.PING_BENCH_WRITERS ?? 2)
+  log(`generating ${Math.ceil(seconds * 12)} bodies of ${LINES} lines ...`)
+  const bodies = Array.from({ length: Math.ceil(seconds * 12) }, (_, i) => body(i))
+  const adapter = await startAdapterProcess(['--storage.url=duckdb::memory:', '--smlAutoCreateDB=true', '--logLevel=warn'])
+  try {
+    const ping = new URL(`${adapter.url}/-/ping`)
+    const idleEnd = Date.now() + 2000
+    const idle = summarise(await probe(ping, () => Date.now() > idleEnd))
+    log(`idle: ${idle.samples} pings, p50 ${fmt(idle.p50, 2)} ms, p99 ${fmt(idle.p99, 2)} ms`)
+
+    const write = new URL(`${adapter.url}/lineproto/v1/write?db=bench&precision=ms`)
+    const end = Date.now() + seconds * 1000
+    let next = 0
+    let points = 0
+    let writeErrors = 0
+    const writer = async (): Promise<void> => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+      try {
+        while (Date.now() < end) {
+          // past the pre-generated bodies, rewrite the last ones (same rows: still full write work)
+          const b = bodies[Math.min(next++, bodies.length - 1)]
+          const status = await send(agent, write, 'POST', b, { Authorization: AUTH })
+          if (status === 204) {
+            points += LINES
+          } else {
+            writeErrors++
+          }
+        }
+      } finally {
+        agent.destroy()
+      }
+    }
+    const started = Date.now()
+    const [loadedMs] = await Promise.all([probe(ping, () => Date.now() > end), ...Array.from({ length: writers }, writer)])
+    const elapsed = (Date.now() - started) / 1000
+    const loaded = summarise(loadedMs)
+    // why pings wait: a busy event loop (synchronous parse/append work per request) delays them
+    const metrics = await (await fetch(`${adapter.url}/metrics`)).text()
+    const lag = (name: string): number => 1000 * Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1])
+    log(`under ingest: ${loaded.samples} pings, p50 ${fmt(loaded.p50, 2)} ms, p99 ${fmt(loaded.p99, 2)} ms, ${fmt(points / elapsed)} points/s`)
+    return {
+      idle,
+      loaded,
+      ingestPointsPerSec: points / elapsed,
+      writeErrors,
+      eventLoopLagP99Ms: lag('nodejs_eventloop_lag_p99_seconds'),
+      eventLoopLagMaxMs: lag('nodejs_eventloop_lag_max_seconds'),
+    }
+  } finally {
+    await adapter.stop()
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await runPingBench((s) => process.stdout.write(`  ${s}\n`))
+  console.log(JSON.stringify(r, null, 2))
+}
