@@ -128,3 +128,30 @@ describe('memory gate over HTTP, driven by the sampler', () => {
     expect(body.data.map((r) => r[0])).toEqual([1, 2, 4])
   })
 })
+
+describe('monitor.disable', () => {
+  it('no sampling, no gating, no monitor gauges even when the cgroup is nearly full', async () => {
+    const full = mkdtempSync(join(tmpdir(), 'cgroup-tree-'))
+    cpSync(join(import.meta.dirname, 'fixtures/v2'), full, { recursive: true })
+    writeFileSync(join(full, SCOPE, 'memory.current'), `${Math.round(0.99 * LIMIT) + INACTIVE}\n`)
+    const config = defaultConfig()
+    config.port = 0
+    config.host = '127.0.0.1'
+    config.storage.url = 'duckdb::memory:'
+    config.log.path = mkdtempSync(join(tmpdir(), 'gate-http-'))
+    config.monitor.incgroup = true
+    config.monitor.collectDuration = 20
+    config.monitor.disable = true
+    const off = await startAdapter(config, { logger: pino({ level: 'silent' }), cgroupRoot: full })
+    try {
+      expect(off.sampler).toBeUndefined()
+      await new Promise((r) => setTimeout(r, 100))
+      expect(off.gate.state).toBe('normal')
+      expect((await fetch(`${off.url}/-/ping?action=query`)).status).toBe(200)
+      expect(await (await fetch(`${off.url}/metrics`)).text()).not.toMatch(/db_adapter_gate_state/)
+    } finally {
+      await off.stop()
+      rmSync(full, { recursive: true, force: true })
+    }
+  })
+})
