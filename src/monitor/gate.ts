@@ -1,8 +1,8 @@
 /**
  * @module
  * Memory-protection state shared by every endpoint that the spec gates (see the spec's
- * "States and transitions"). The sampler that drives it arrives in its own issue; for now this is a
- * plain state holder so handlers and `/-/ping` can already read it.
+ * "States and transitions"). A plain state holder: src/monitor/sampler.ts drives it through
+ * src/monitor/state-machine.ts; handlers, src/monitor/gate-middleware.ts and `/-/ping` read it.
  */
 
 export type GateState = 'normal' | 'query-paused' | 'all-paused'
