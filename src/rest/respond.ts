@@ -20,9 +20,10 @@ export function failure(f: RestFailure): Response {
  * with the status of `httpCodeServerError`. Authentication failures never get here.
  */
 export function dbError(err: unknown, httpCodeServerError: boolean): Response {
-  if (isStorageUnavailable(err)) {
+  const unavailable = storageUnavailableIn(err)
+  if (unavailable) {
     // the database is down or the pool is exhausted: not the request's fault, retry later
-    return new Response(errorBody(65535, err.message), {
+    return new Response(errorBody(65535, unavailable.message), {
       status: 503,
       headers: { 'Content-Type': JSON_CONTENT_TYPE, 'Retry-After': '1' },
     })
@@ -32,6 +33,18 @@ export function dbError(err: unknown, httpCodeServerError: boolean): Response {
   }
   const message = err instanceof Error ? err.message : String(err)
   return jsonText(errorBody(65535, message), statusForDbError(65535, httpCodeServerError))
+}
+
+/** The StorageUnavailableError behind `err` (itself or a `cause`, e.g. wrapped as "Query failed"). */
+function storageUnavailableIn(err: unknown): Error | undefined {
+  let e: unknown = err
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (isStorageUnavailable(e)) {
+      return e
+    }
+    e = (e as Error).cause
+  }
+  return undefined
 }
 
 /** 503 bodies of the memory gate are JSON strings (quotes included), as taosAdapter writes them. */

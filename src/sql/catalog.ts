@@ -577,21 +577,22 @@ class SqlCatalog implements LoadableCatalog {
         `CREATE TABLE IF NOT EXISTS ${this.cat('users')} (name VARCHAR PRIMARY KEY, hash VARCHAR NOT NULL, is_super BOOLEAN NOT NULL, enabled BOOLEAN NOT NULL, sysinfo BOOLEAN NOT NULL, createdb BOOLEAN NOT NULL, created_at BIGINT NOT NULL)`,
       )
     })
-    await this.serial(() => this.load())
+    // the root user exists before the catalog counts as loaded: no request may see it missing
+    const hash = await hashPassword(rootPassword)
+    await this.serial(() =>
+      inTx(async () => {
+        await this.load()
+        if (!this.users.has('root')) {
+          const u: UserRecord = { name: 'root', hash, super: true, enable: true, sysinfo: true, createdb: true, createdAt: Date.now() }
+          await this.engine.exec(
+            `INSERT INTO ${this.cat('users')} (name, hash, is_super, enabled, sysinfo, createdb, created_at) VALUES ('root', ${this.s(hash)}, TRUE, TRUE, TRUE, TRUE, ${u.createdAt})`,
+          )
+          this.users.set('root', u)
+        }
+      }),
+    )
     this.isLoaded = true
     this.loadError = undefined
-    if (!this.users.has('root')) {
-      try {
-        await this.createUser('root', rootPassword, { super: true, enable: true, sysinfo: true, createdb: true })
-      } catch (err) {
-        // another replica created it first
-        if (!(err instanceof TdError && err.code === TD.MND_USER_ALREADY_EXIST)) {
-          this.isLoaded = false
-          this.loadError = err
-          throw err
-        }
-      }
-    }
     for (const w of this.loadWaiters.splice(0)) {
       w.resolve()
     }

@@ -99,7 +99,6 @@ export async function waitQueryReady(base: string, timeoutMs: number): Promise<v
 
 export interface SqlReply {
   status: number
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   json: any
   text: string
 }
