@@ -52,6 +52,16 @@ describe('planSelect: backend SQL shape', () => {
     expect(p.sql).not.toContain('$tags')
   })
 
+  it('streams a super-table LIMIT without ORDER BY in storage order; keeps ts order elsewhere', () => {
+    // no promised order across children: no sort, so no top-N heap over the whole LIMIT
+    expect(plan('select ts, c, tbname from db.st limit 10').sql).not.toContain('ORDER BY')
+    // without LIMIT, with ORDER BY, and on a child table, rows stay ordered as before
+    expect(plan('select ts, c from db.st').sql).toMatch(/ORDER BY "__s0" ASC NULLS LAST, "o0" ASC NULLS LAST$/)
+    expect(plan('select ts, c from db.st order by ts limit 10').sql).toContain('ORDER BY')
+    expect(plan('select ts, c from db.d1 limit 10').sql).toMatch(/ORDER BY "o0" ASC NULLS LAST LIMIT 10 OFFSET 0$/)
+    expect(plan('select ts, c from db.st partition by tbname limit 10').sql).toContain('ORDER BY')
+  })
+
   it('turns tbname equality and IN lists into _tid filters and joins tags only when needed', () => {
     expect(plan('select count(*) from db.st').sql).not.toContain('$tags')
     const p = plan("select count(*) from db.st where tbname in ('d2', 'missing')")

@@ -633,6 +633,12 @@ class Planner {
     if (windowed) {
       terms.push({ sql: `b.${this.q('__w')}`, dir: asc })
     } else if (!aggregated && src.ts !== undefined) {
+      if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
+        // TDengine promises no order across child tables without ORDER BY. Sorting by (_tid, ts)
+        // under a LIMIT makes the backend keep a top-N heap of the whole LIMIT (a 1M-row LIMIT
+        // held ~650 MiB and took seconds before the first row); storage order streams instead.
+        return terms
+      }
       if (src.tidRaw !== undefined && stmt.partitionBy.length === 0) {
         terms.push({ sql: `b.${this.q('__tid')}`, dir: asc })
       }
