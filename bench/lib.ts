@@ -28,7 +28,10 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
   const port = await freePort()
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', ...args],
+    [
+      // BENCH_CPU_PROF_DIR: write a V8 CPU profile of the adapter (on exit) to find hot spots
+      ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
+      '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', ...args],
     { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
   const url = `http://127.0.0.1:${port}`

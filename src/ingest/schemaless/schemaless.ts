@@ -762,6 +762,30 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
         }
         throw err
       }
+      const missing = st.children.filter((c) => c.tid === undefined && !c.dead)
+      if (missing.length > 1 && catalog.createChildTables !== undefined) {
+        // one catalog transaction for all of them (~5 ms per child one by one); all or none, so
+        // on a TdError the loop below retries one by one to reject only the offending children
+        try {
+          const infos = await catalog.createChildTables(
+            db,
+            missing.map((c) => ({ name: c.name, stable: st.name, tags: c.tags ?? {}, ttl: ttl > 0 ? ttl : 0 })),
+            true,
+          )
+          infos.forEach((info, i) => {
+            const child = missing[i]
+            if (info.stable !== st.name || info.kind !== 'child') {
+              state.rejectChild(st, child, `table "${child.name}" exists and is not a child table of super table "${st.name}"`)
+              return
+            }
+            child.tid = info.tid
+          })
+        } catch (err) {
+          if (!(err instanceof TdError)) {
+            throw err
+          }
+        }
+      }
       for (const child of st.children) {
         if (child.tid !== undefined || child.dead) {
           continue
