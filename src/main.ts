@@ -34,7 +34,7 @@ async function run(): Promise<void> {
   }
 
   // OpenTelemetry from the OTEL_* environment (off unless an exporter or endpoint is set)
-  const tracing = startTracing(logger)
+  const tracing = await startTracing(logger)
 
   let adapter: Awaited<ReturnType<typeof startAdapter>>
   try {

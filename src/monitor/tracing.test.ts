@@ -68,7 +68,7 @@ describe('OTLP export', () => {
     process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json'
     process.env.OTEL_BSP_SCHEDULE_DELAY = '50'
     const logger = pino({ level: 'silent' })
-    const tracing = startTracing(logger)
+    const tracing = await startTracing(logger)
     expect(tracing.enabled).toBe(true)
     const config = defaultConfig()
     config.port = 0
