@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,... (default: all).
+ * Select sections with BENCH=sql,ping,pg (default: all; pg needs Docker or BENCH_PG_URL).
  */
 import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
+import { runPgBench } from './postgres.bench.js'
+import { runLpBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,ping').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,ping,pg').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -42,4 +44,51 @@ if (selected.has('ping')) {
     'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
   })
   log(`ingest meanwhile: ${fmt(r.ingestPointsPerSec)} points/s, ${r.writeErrors} failed writes`)
+}
+
+if (selected.has('pg')) {
+  console.log('/rest/sql over PostgreSQL')
+  try {
+    const r = await runPgBench(log)
+    console.table({
+      'ingest rows/s (10,000-row INSERTs; raw = COPY, 10,000 rows each)': {
+        adapter: fmt(r.restIngestRowsPerSec),
+        'raw PostgreSQL': fmt(r.rawCopyRowsPerSec),
+        ratio: fmt(r.restIngestRowsPerSec / r.rawCopyRowsPerSec, 2),
+      },
+      [`INTERVAL(1m) PARTITION BY tbname, ${fmt(r.aggRows)} result rows, median ms`]: {
+        adapter: fmt(r.restAggMs, 1),
+        'raw PostgreSQL': fmt(r.rawAggMs, 1),
+        ratio: fmt(r.restAggMs / r.rawAggMs, 2),
+      },
+    })
+  } catch (err) {
+    // no Docker and no BENCH_PG_URL: say so instead of failing the other sections
+    log(`PostgreSQL section skipped: ${err instanceof Error ? err.message : String(err)}`)
+  }
+}
+
+if (selected.has('lp')) {
+  console.log('line protocol over /lineproto/v1/write (gen_lp.mjs: 1000 series, batches of 5000, ms)')
+  const runs = await runLpBench(log)
+  console.table(
+    Object.fromEntries(
+      runs.map((r) => [
+        `concurrency ${r.concurrency}`,
+        { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec), 'adapter peak RSS, MiB': fmt(r.peakRssMiB, 0) },
+      ]),
+    ),
+  )
+}
+
+if (selected.has('lp-peers')) {
+  console.log('line protocol, same workload against peers (peers.sh)')
+  const peers = await runLpPeersBench(log)
+  console.table(
+    Object.fromEntries(
+      Object.entries(peers).flatMap(([name, runs]) =>
+        runs.map((r) => [`${name}, concurrency ${r.concurrency}`, { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec) }]),
+      ),
+    ),
+  )
 }

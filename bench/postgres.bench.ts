@@ -1,0 +1,197 @@
+/**
+ * Issue 4 figures, PostgreSQL column: /rest/sql ingest (10,000-row INSERT statements) beside raw
+ * COPY into the same table (the floor; target >= 50%), and the INTERVAL aggregate through the
+ * adapter beside the same query run directly in PostgreSQL.
+ *
+ * PostgreSQL comes from BENCH_PG_URL when set (an empty database), else a Testcontainers
+ * container (`source test/integration/docker-env.sh` first where there is no registry).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import pg from 'pg'
+import { from as copyFrom } from 'pg-copy-streams'
+import { openStorage } from '../src/storage/index.js'
+import { postgresDialect } from '../src/storage/postgres/dialect.js'
+import { fmt, median, sql, startAdapterProcess } from './lib.js'
+
+const INSERT_ROWS_PER_STATEMENT = 10_000
+const INSERT_STATEMENTS = Number(process.env.BENCH_PG_INSERT_STATEMENTS ?? 20)
+const INSERT_TABLES = 10
+const AGG_CHILDREN = 100
+const AGG_ROWS_PER_CHILD = Number(process.env.BENCH_PG_AGG_ROWS_PER_CHILD ?? 10_000)
+const T0 = 1_700_000_000_000
+const AGG_WHERE_FROM = T0 + 3_600_000
+
+export interface PgBenchResult {
+  restIngestRowsPerSec: number
+  rawCopyRowsPerSec: number
+  aggRows: number
+  restAggMs: number
+  rawAggMs: number
+}
+
+function insertStatement(k: number): string {
+  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
+  const parts: string[] = ['INSERT INTO']
+  for (let t = 0; t < INSERT_TABLES; t++) {
+    parts.push(`bench.w${t} VALUES`)
+    for (let r = 0; r < perTable; r++) {
+      parts.push(`(${T0 + k * perTable + r},${(r % 1000) / 10},${r})`)
+    }
+  }
+  return parts.join(' ')
+}
+
+/**
+ * The floor: the same rows, 10,000 per COPY (one transaction each), straight into the adapter's
+ * own physical table `td_bench.w` (same key and indexes), at timestamps the adapter did not use.
+ */
+async function rawCopy(url: string, tids: number[]): Promise<number> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
+    const offset = INSERT_STATEMENTS * perTable + 1_000_000
+    const started = performance.now()
+    for (let k = 0; k < INSERT_STATEMENTS; k++) {
+      const lines: string[] = []
+      for (let t = 0; t < INSERT_TABLES; t++) {
+        for (let r = 0; r < perTable; r++) {
+          lines.push(`${tids[t]}\t${T0 + offset + k * perTable + r}\t${(r % 1000) / 10}\t${r}\n`)
+        }
+      }
+      await pipeline(Readable.from([lines.join('')]), c.query(copyFrom('COPY td_bench.w (_tid, ts, c, i) FROM STDIN')))
+    }
+    return (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
+  } finally {
+    await c.end()
+  }
+}
+
+async function loadAggregateData(url: string): Promise<void> {
+  const storage = await openStorage(url, { rootPassword: 'taosdata' })
+  try {
+    await storage.catalog.createDatabase('agg', { precision: 'ms' }, true)
+    await storage.catalog.createStable(
+      'agg',
+      'st',
+      [
+        { name: 'ts', type: 'TIMESTAMP', length: 8 },
+        { name: 'c', type: 'DOUBLE', length: 8 },
+      ],
+      [{ name: 'g', type: 'INT', length: 4 }],
+      true,
+    )
+    for (let t = 0; t < AGG_CHILDREN; t++) {
+      const child = await storage.catalog.createChildTable('agg', `d${t}`, 'st', { g: t % 10 }, true)
+      const rows: unknown[][] = new Array(AGG_ROWS_PER_CHILD)
+      for (let r = 0; r < AGG_ROWS_PER_CHILD; r++) {
+        rows[r] = [BigInt(T0 + r * 1000), (r % 600) / 3 + t]
+      }
+      await storage.engine.writeRows([{ db: 'agg', table: 'st', tid: child.tid, columns: ['ts', 'c'], rows }])
+    }
+  } finally {
+    await storage.close()
+  }
+}
+
+/** The same aggregate written by hand for PostgreSQL: per table, 1-minute buckets, avg. */
+async function rawAggregate(url: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  const schema = postgresDialect.schemaName('agg')
+  const q = `SELECT t.tbname, d.ts - (d.ts % 60000) AS w, avg(d.c)
+    FROM "${schema}"."st" d JOIN "${schema}"."st$tags" t ON d._tid = t._tid
+    WHERE d.ts >= ${AGG_WHERE_FROM} GROUP BY t.tbname, w ORDER BY t.tbname, w`
+  try {
+    const times: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now()
+      const r = await c.query(q)
+      if (r.rowCount === 0) {
+        throw new Error('raw aggregate returned no rows')
+      }
+      times.push(performance.now() - started)
+    }
+    return median(times)
+  } finally {
+    await c.end()
+  }
+}
+
+async function withPostgres<T>(log: (s: string) => void, fn: (url: string) => Promise<T>): Promise<T> {
+  if (process.env.BENCH_PG_URL) {
+    return fn(process.env.BENCH_PG_URL)
+  }
+  // the integration suite's container helper (image from DB_ADAPTER_TEST_PG_IMAGE)
+  const { startPostgres } = await import('../test/integration/pg-container.js')
+  log('starting PostgreSQL with Testcontainers ...')
+  const pgc = await startPostgres()
+  try {
+    return await fn(pgc.url)
+  } finally {
+    await pgc.stop()
+  }
+}
+
+export async function runPgBench(log: (s: string) => void): Promise<PgBenchResult> {
+  return withPostgres(log, async (url) => {
+    const dir = mkdtempSync(join(tmpdir(), 'db-adapter-pgbench-'))
+    try {
+      log(`loading ${fmt(AGG_CHILDREN * AGG_ROWS_PER_CHILD)} rows for the aggregate ...`)
+      await loadAggregateData(url)
+      const adapter = await startAdapterProcess([`--storage.url=${url}`, `--log.path=${dir}`])
+      let restIngestRowsPerSec: number
+      let restAggMs: number
+      let aggRows = 0
+      try {
+        await sql(adapter.url, 'CREATE DATABASE IF NOT EXISTS bench PRECISION "ms"')
+        await sql(adapter.url, 'CREATE STABLE bench.w (ts TIMESTAMP, c DOUBLE, i INT) TAGS (t INT)')
+        for (let t = 0; t < INSERT_TABLES; t++) {
+          await sql(adapter.url, `CREATE TABLE bench.w${t} USING bench.w TAGS (${t})`)
+        }
+        const statements = Array.from({ length: INSERT_STATEMENTS }, (_, k) => insertStatement(k))
+        const started = performance.now()
+        for (const s of statements) {
+          const body = await sql(adapter.url, s)
+          if (body.data[0][0] !== INSERT_ROWS_PER_STATEMENT) {
+            throw new Error(`insert reported ${body.data[0][0]} rows`)
+          }
+        }
+        restIngestRowsPerSec = (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
+
+        const q = `SELECT _wstart, avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} INTERVAL(1m) PARTITION BY tbname`
+        const times: number[] = []
+        for (let i = 0; i < 5; i++) {
+          const t0 = performance.now()
+          const body = await sql(adapter.url, q)
+          times.push(performance.now() - t0)
+          aggRows = body.rows
+        }
+        restAggMs = median(times)
+      } finally {
+        await adapter.stop()
+      }
+      // the children's tids, read from the catalog the adapter wrote
+      const c = new pg.Client({ connectionString: url })
+      await c.connect()
+      let tids: number[]
+      try {
+        const r = await c.query<{ tid: number }>(
+          `SELECT tid FROM db_adapter_catalog.tables WHERE db = 'bench' AND stable = 'w' ORDER BY name`,
+        )
+        tids = r.rows.map((x) => Number(x.tid))
+      } finally {
+        await c.end()
+      }
+      const rawCopyRowsPerSec = await rawCopy(url, tids)
+      const rawAggMs = await rawAggregate(url)
+      return { restIngestRowsPerSec, rawCopyRowsPerSec, aggRows, restAggMs, rawAggMs }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+}
