@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
-import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64 } from './encode.js'
+import { formatTimestamp } from '../sql/time.js'
+import type { Precision } from '../storage/types.js'
+import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64, TimestampFormatter } from './encode.js'
 
 async function body(
   columns: ColumnMeta[],
@@ -43,6 +45,9 @@ describe('float formatting', () => {
     expect(formatFloat64(1.5e21)).toBe('1.5e+21')
     expect(formatFloat64(123456789012345680000)).toBe('123456789012345680000')
     expect(formatFloat64(1e-7)).toBe('1e-07')
+    expect(formatFloat64(1e-6)).toBe('0.000001')
+    expect(formatFloat64(-9.5e-7)).toBe('-9.5e-07')
+    expect(formatFloat64(-123.25)).toBe('-123.25')
     expect(formatFloat64(1.234e-10)).toBe('1.234e-10')
     expect(formatFloat64(0)).toBe('0')
     expect(formatFloat64(-Infinity)).toBe('null')
@@ -187,5 +192,26 @@ describe('TimestampFormatter', () => {
       }
     }
     expect(mismatches.slice(0, 10)).toEqual([])
+  })
+})
+
+describe('TimestampFormatter (cached) against formatTimestamp (reference)', () => {
+  it('renders every value like the reference: repeated seconds, day changes, negatives, bigints', () => {
+    const cases: [Precision, bigint[]][] = [
+      ['ms', [1700000000000n, 1700000000001n, 1700000000999n, 1700000001000n, 1700000000500n, 86399999n, 86400000n, -1n, -1000n, -1001n, 0n]],
+      ['us', [1700000000000000n, 1700000000000001n, 1700000000999999n, -1n, 9007199254740991n, 9007199254740993n]],
+      ['ns', [1700000000000000000n, 1700000000000000001n, -1n, 0n]],
+    ]
+    for (const [precision, values] of cases) {
+      for (const tz of [undefined, 'Asia/Shanghai']) {
+        const f = new TimestampFormatter(precision, tz)
+        for (const v of values) {
+          expect(f.format(v)).toBe(formatTimestamp(v, precision, tz))
+          if (v >= -(2n ** 53n) && v <= 2n ** 53n && precision !== 'ns') {
+            expect(f.format(Number(v))).toBe(formatTimestamp(v, precision, tz))
+          }
+        }
+      }
+    }
   })
 })

@@ -46,6 +46,11 @@ export function formatFloat64(v: number): string {
   if (v === 0) {
     return Object.is(v, -0) ? '-0' : '0'
   }
+  // JS prints plain decimals exactly in [1e-6, 1e21): no exponent to fix up there
+  const a = v < 0 ? -v : v
+  if (a >= 1e-6 && a < 1e21) {
+    return String(v)
+  }
   return goExponent(String(v))
 }
 
@@ -135,9 +140,10 @@ export function formatFloat32(v: number): string {
 
 export { formatFloat32Slow as formatFloat32Reference }
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 const TWO_DIGITS: string[] = Array.from({ length: 60 }, (_, i) => (i < 10 ? `0${i}` : String(i)))
 const TICKS_PER_SECOND_NUM: Record<Precision, number> = { ms: 1000, us: 1_000_000, ns: 1_000_000_000 }
+/** "000".."999": the fraction of a millisecond timestamp without a String + slice per value */
+const MS_FRACTION: string[] = Array.from({ length: 1000 }, (_, i) => String(1000 + i).slice(1))
 
 /**
  * TIMESTAMP rendering for one response. `formatTimestamp` (src/sql/time.ts) is the reference
@@ -155,6 +161,9 @@ export class TimestampFormatter {
   #sec = NaN
   #secPrefix = ''
   #secSuffix = ''
+  /** UTC: the last second rendered and its "YYYY-MM-DDTHH:MM:SS." (rows often share a second) */
+  #utcSec = NaN
+  #utcPrefix = ''
 
   constructor(precision: Precision, tz: string | undefined) {
     this.#precision = precision
@@ -166,9 +175,10 @@ export class TimestampFormatter {
   format(v: bigint | number): string {
     let secs: number
     let frac: number
-    if (typeof v === 'number' || (v <= MAX_SAFE && v >= -MAX_SAFE && this.#precision !== 'ns')) {
+    // a bigint converts exactly when the result is a safe integer (cheaper than bigint compares)
+    const t = Number(v)
+    if (typeof v === 'number' || (this.#precision !== 'ns' && Number.isSafeInteger(t))) {
       // below 2^53 Number arithmetic is exact (ms/us ticks up to year ~2255)
-      const t = Number(v)
       secs = Math.floor(t / this.#per)
       frac = t - secs * this.#per
     } else {
@@ -182,8 +192,11 @@ export class TimestampFormatter {
       secs = Number(s)
       frac = Number(f)
     }
-    const fraction = String(this.#per + frac).slice(1)
+    const fraction = this.#per === 1000 ? MS_FRACTION[frac] : String(this.#per + frac).slice(1)
     if (this.#tz === undefined) {
+      if (secs === this.#utcSec) {
+        return this.#utcPrefix + fraction + 'Z'
+      }
       const day = Math.floor(secs / 86400)
       if (day !== this.#day) {
         this.#day = day
@@ -195,7 +208,9 @@ export class TimestampFormatter {
       const hh = Math.floor(sod / 3600)
       sod -= hh * 3600
       const mm = Math.floor(sod / 60)
-      return `${this.#dayPrefix}${TWO_DIGITS[hh]}:${TWO_DIGITS[mm]}:${TWO_DIGITS[sod - mm * 60]}.${fraction}Z`
+      this.#utcSec = secs
+      this.#utcPrefix = `${this.#dayPrefix}${TWO_DIGITS[hh]}:${TWO_DIGITS[mm]}:${TWO_DIGITS[sod - mm * 60]}.`
+      return this.#utcPrefix + fraction + 'Z'
     }
     if (secs !== this.#sec) {
       this.#sec = secs
@@ -287,6 +302,38 @@ function encodeValue(v: unknown, kind: number, ts: TimestampFormatter): string {
   }
 }
 
+type Encode = (v: unknown) => string
+
+/**
+ * One encoder per column, chosen once per response: the hot loop then makes one call per value
+ * with no kind switch. Same text as encodeValue for every input.
+ */
+function columnEncoder(kind: number, ts: TimestampFormatter): Encode {
+  switch (kind) {
+    case K_DOUBLE:
+      return (v) => (v === null || v === undefined ? 'null' : formatFloat64(typeof v === 'number' ? v : Number(v)))
+    case K_TIMESTAMP:
+      return (v) => (v === null || v === undefined ? 'null' : '"' + ts.format(v as bigint | number) + '"')
+    case K_STRING: {
+      // names (tbname, tag values) repeat row after row: remember the last one
+      let last: unknown = undefined
+      let lastText = ''
+      return (v) => {
+        if (v === null || v === undefined) {
+          return 'null'
+        }
+        if (v !== last) {
+          last = v
+          lastText = JSON.stringify(typeof v === 'string' ? v : String(v))
+        }
+        return lastText
+      }
+    }
+    default:
+      return (v) => encodeValue(v, kind, ts)
+  }
+}
+
 export interface EncodeOptions {
   /** IANA zone for TIMESTAMP values; undefined = UTC (`Z`) */
   tz?: string
@@ -307,7 +354,7 @@ export async function* encodeQueryBody(
   const ts = new TimestampFormatter(precision, opts.tz)
   const limit = opts.rowLimit < 0 ? Infinity : opts.rowLimit
   const ncol = columns.length
-  const kinds = columns.map((c) => kindOf(c.type))
+  const enc = columns.map((c) => columnEncoder(kindOf(c.type), ts))
   let sent = 0
   let pending = `{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`
   if (sent < limit) {
@@ -317,14 +364,14 @@ export async function* encodeQueryBody(
       const n = Math.min(chunk.length, limit - sent)
       for (let r = 0; r < n; r++) {
         const row = chunk[r]
-        s += sent === 0 && r === 0 ? '[' : ',['
-        for (let i = 0; i < ncol; i++) {
-          if (i > 0) {
-            s += ','
-          }
-          s += encodeValue(row[i], kinds[i], ts)
+        let line = sent === 0 && r === 0 ? '[' : ',['
+        if (ncol > 0) {
+          line += enc[0](row[0])
         }
-        s += ']'
+        for (let i = 1; i < ncol; i++) {
+          line += ',' + enc[i](row[i])
+        }
+        s += line + ']'
       }
       sent += n
       if (s !== '') {
