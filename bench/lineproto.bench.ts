@@ -1,0 +1,141 @@
+/**
+ * Schemaless line-protocol ingest: the shared generator (gen_lp.mjs: 1M points, 1000 series,
+ * batches of 5000, precision ms) against the adapter process at concurrency 1 and 2, every point
+ * counted back through /rest/sql afterwards. `lp-peers` runs the same workload against InfluxDB
+ * 1.6 and VictoriaMetrics when peers.sh can start them.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { sql, startAdapterProcess } from './lib.js'
+
+const GEN_LP = resolve(process.env.BENCH_GEN_LP ?? '../shared/tools/gen_lp.mjs')
+const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
+const POINTS = Number(process.env.BENCH_LP_POINTS ?? 1_000_000)
+const SERIES = 1000
+const BATCH = 5000
+
+export interface LpRun {
+  concurrency: number
+  points: number
+  pointsPerSec: number
+  /** peak RSS of the adapter process after this run, MiB (NaN for peers) */
+  peakRssMiB: number
+}
+
+interface GenResult {
+  points: number
+  points_per_sec: number
+  status: Record<string, number>
+  first_error?: string
+}
+
+async function runNode(args: string[]): Promise<string> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    child.once('error', rej)
+    child.once('exit', (code) => (code === 0 ? res(out) : rej(new Error(`${args.join(' ')} exited with ${code}`))))
+  })
+}
+
+async function runBash(args: string[]): Promise<string> {
+  return new Promise((res, rej) => {
+    const child = spawn('bash', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+    })
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString()
+    })
+    child.once('error', rej)
+    child.once('exit', (code) => (code === 0 ? res(out) : rej(new Error(`bash ${args.join(' ')} exited with ${code}: ${err.slice(-500)}`))))
+  })
+}
+
+function genResult(stdout: string): GenResult {
+  const line = stdout.trim().split('\n').pop() ?? ''
+  const r = JSON.parse(line) as GenResult
+  const bad = Object.entries(r.status).filter(([code]) => code !== '204')
+  if (bad.length > 0) {
+    throw new Error(`line-protocol writes failed: ${JSON.stringify(r.status)} ${r.first_error ?? ''}`)
+  }
+  return r
+}
+
+const genArgs = (url: string, concurrency: number): string[] => [
+  GEN_LP,
+  '--url',
+  url,
+  '--points',
+  String(POINTS),
+  '--series',
+  String(SERIES),
+  '--batch',
+  String(BATCH),
+  '--concurrency',
+  String(concurrency),
+]
+
+export async function runLpBench(log: (s: string) => void): Promise<LpRun[]> {
+  if (!existsSync(GEN_LP)) {
+    throw new Error(`generator not found: ${GEN_LP} (set BENCH_GEN_LP)`)
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'db-adapter-lp-'))
+  const runs: LpRun[] = []
+  try {
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'lp.duckdb')}`, '--log.path=' + dir])
+    try {
+      for (const concurrency of [1, 2]) {
+        const db = `lp${concurrency}`
+        await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ms'`)
+        log(`line protocol, concurrency ${concurrency}: ${POINTS.toLocaleString('en-US')} points ...`)
+        const url = `${adapter.url}/lineproto/v1/write?db=${db}&precision=ms&u=root&p=taosdata`
+        const r = genResult(await runNode(genArgs(url, concurrency)))
+        const body = (await sql(adapter.url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }
+        const counted = Number(body.data[0][0])
+        if (counted !== r.points) {
+          throw new Error(`${db}.cpu holds ${counted} rows after writing ${r.points} points`)
+        }
+        runs.push({ concurrency, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: adapter.peakRssMiB() })
+      }
+    } finally {
+      await adapter.stop()
+    }
+    return runs
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** InfluxDB 1.6 and VictoriaMetrics on the same workload (started through peers.sh). */
+export async function runLpPeersBench(log: (s: string) => void): Promise<Record<string, LpRun[]>> {
+  const out: Record<string, LpRun[]> = {}
+  for (const peer of ['influxdb', 'victoria-metrics']) {
+    try {
+      await runBash([PEERS_SH, 'start', peer])
+    } catch (err) {
+      log(`${peer}: not started (${(err as Error).message.split('\n')[0]})`)
+      continue
+    }
+    try {
+      out[peer] = []
+      for (const concurrency of [1, 2]) {
+        log(`${peer}, concurrency ${concurrency} ...`)
+        const r = genResult(
+          await runBash([PEERS_SH, 'bench', peer, '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency)]),
+        )
+        out[peer].push({ concurrency, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: NaN })
+      }
+    } finally {
+      await runBash([PEERS_SH, 'stop', peer]).catch(() => undefined)
+    }
+  }
+  return out
+}
