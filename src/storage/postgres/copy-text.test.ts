@@ -49,3 +49,17 @@ describe('copyLine', () => {
     expect(copyLine([], '7')).toBe('7\n')
   })
 })
+
+describe('NUL', () => {
+  it('is refused in strings as a value error (PostgreSQL text cannot hold it); JSON escapes it', () => {
+    expect(() => copyValue('a\u0000b')).toThrow(/NUL/)
+    // JSON.stringify writes the 6 characters \u0000, which text holds fine
+    expect(copyValue({ k: 'x\u0000' })).toBe('{"k":"x\\\\u0000"}')
+    try {
+      copyLine(['ok', 'bad\u0000'])
+    } catch (err) {
+      expect((err as { code?: number }).code).toBe(9733)
+    }
+    expect.assertions(3)
+  })
+})

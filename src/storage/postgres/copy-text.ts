@@ -2,12 +2,20 @@
  * COPY ... FROM STDIN text format encoding (https://www.postgresql.org/docs/current/sql-copy.html):
  * columns separated by TAB, rows by LF, NULL as `\N`, and backslash, TAB, LF, CR escaped.
  */
+import { TD, TdError } from '../../sql/errors.js'
 
-const NEEDS_ESCAPE = /[\\\t\n\r]/
+const NEEDS_ESCAPE = /[\\\t\n\r\0]/
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
 
 function escapeText(s: string): string {
-  return NEEDS_ESCAPE.test(s) ? s.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : s
+  if (!NEEDS_ESCAPE.test(s)) {
+    return s
+  }
+  if (s.includes('\0')) {
+    // PostgreSQL text cannot hold NUL at all: a value error of the request (400), not an outage
+    throw new TdError(TD.PAR_WRONG_VALUE_TYPE, 'Invalid string value: PostgreSQL storage cannot hold the NUL character (\\u0000)')
+  }
+  return s.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c])
 }
 
 /** One value as COPY text. Numbers never use exponent notation for integers. */
