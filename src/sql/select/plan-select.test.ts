@@ -62,6 +62,16 @@ describe('planSelect: backend SQL shape', () => {
     expect(plan('select ts, c from db.st partition by tbname limit 10').sql).toContain('ORDER BY')
   })
 
+  it('keeps hidden sort and partition keys out of the result columns (unless FILL needs them)', () => {
+    const p = plan('select _wstart, avg(c) from db.st interval(1m) partition by tbname')
+    expect(p.sql).toMatch(/^SELECT z\."o0", z\."o1" FROM \(/)
+    expect(p.sql).toMatch(/ORDER BY "__k0" ASC NULLS LAST, "o0" ASC NULLS LAST$/)
+    // FILL reads the window start and keys from the rows: they stay selected
+    const f = plan("select _wstart, avg(c) from db.st where ts >= '2024-01-01T00:00:00Z' and ts < '2024-01-01T01:00:00Z' partition by tbname interval(1m) fill(null)")
+    expect(f.sql).toMatch(/^SELECT b\."__w" AS "o0", /)
+    expect(f.sql).toContain('AS "__k0"')
+  })
+
   it('turns tbname equality and IN lists into _tid filters and joins tags only when needed', () => {
     expect(plan('select count(*) from db.st').sql).not.toContain('$tags')
     const p = plan("select count(*) from db.st where tbname in ('d2', 'missing')")

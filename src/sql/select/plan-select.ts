@@ -515,6 +515,7 @@ class Planner {
       throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "having" (HAVING needs GROUP BY or an aggregate)')
     }
 
+    const visible = (): string => aliases.slice(0, width).map((a) => `z.${this.q(a)}`).join(', ')
     const perPartitionLimit = stmt.limit !== undefined && stmt.partitionBy.length > 0 && fill === undefined
     const valid = ctx.series?.valid ?? []
     const wrap = perPartitionLimit || stmt.slimit !== undefined || valid.length > 0
@@ -542,7 +543,11 @@ class Planner {
         throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "distinct" (DISTINCT with PARTITION BY limits is not supported)')
       }
       windowCols.push(...extra)
-      sql = `SELECT * FROM (${selectHead()}${sql}) AS z WHERE ${filters.join(' AND ')}`
+      sql = `SELECT ${fill === undefined ? visible() : '*'} FROM (${selectHead()}${sql}) AS z WHERE ${filters.join(' AND ')}`
+    } else if (fill === undefined && hidden.length > 0) {
+      // hidden sort/partition keys only order the rows: keep them out of the result so they are
+      // neither sent nor converted (a tbname key meant one string decode per row)
+      sql = `SELECT ${visible()} FROM (${selectHead()}${sql}) AS z`
     } else {
       sql = selectHead() + sql
     }
