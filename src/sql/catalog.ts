@@ -220,9 +220,7 @@ export async function openCatalog(engine: Engine, opts: OpenCatalogOptions): Pro
     // another replica changed the catalog (or we may have missed changes): re-read it
     c.unsubscribe = hooks.onCatalogChange((e) => {
       if ((!e.fromSelf || e.resync) && c.loaded()) {
-        c.refresh().catch(() => {
-          // the next change or an explicit refresh() retries; requests keep the old cache
-        })
+        c.refreshSoon()
       }
     })
   }
@@ -320,6 +318,36 @@ class SqlCatalog implements LoadableCatalog {
         cause: this.loadError,
       })
     }
+  }
+
+  private refreshing = false
+  private refreshAgain = false
+
+  /**
+   * Coalesced background re-read for NOTIFYs: a burst of changes from another replica costs one
+   * reload in flight plus at most one after it, not one per notification.
+   */
+  refreshSoon(): void {
+    if (this.refreshing) {
+      this.refreshAgain = true
+      return
+    }
+    this.refreshing = true
+    const run = (): void => {
+      this.refreshAgain = false
+      this.refresh()
+        .catch(() => {
+          // the next change or a resync retries; requests keep the old cache meanwhile
+        })
+        .finally(() => {
+          if (this.refreshAgain && !this.closed) {
+            run()
+          } else {
+            this.refreshing = false
+          }
+        })
+    }
+    run()
   }
 
   async refreshOnMiss(): Promise<boolean> {
