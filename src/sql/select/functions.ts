@@ -1,4 +1,5 @@
 import type { TdType } from '../../storage/types.js'
+import { FIXED_LENGTH } from '../types.js'
 
 /** A value type as REST `column_meta` reports it. */
 export interface TypeInfo {
@@ -18,24 +19,10 @@ export interface FuncSpec {
   result(args: TypeInfo[]): TypeInfo
 }
 
-export const TYPE_LENGTH: Record<TdType | 'NULL', number> = {
-  NULL: 1,
-  BOOL: 1,
-  TINYINT: 1,
-  SMALLINT: 2,
-  INT: 4,
-  BIGINT: 8,
-  'TINYINT UNSIGNED': 1,
-  'SMALLINT UNSIGNED': 2,
-  'INT UNSIGNED': 4,
-  'BIGINT UNSIGNED': 8,
-  FLOAT: 4,
-  DOUBLE: 8,
-  VARCHAR: 0,
-  NCHAR: 0,
-  TIMESTAMP: 8,
-  JSON: 4095,
-}
+/** REST length per type; VARCHAR/NCHAR carry their declared length instead (0 until known). */
+export const TYPE_LENGTH = { NULL: 1, VARCHAR: 0, NCHAR: 0, ...FIXED_LENGTH } as Readonly<
+  Record<TdType | 'NULL', number>
+>
 
 export function fixed(type: TdType | 'NULL'): TypeInfo {
   return { type, length: TYPE_LENGTH[type] }

@@ -10,6 +10,7 @@ import {
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api'
 import type { Dialect, Engine, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import { duckdbDialect } from './dialect.js'
+import { groupBatches, type WriteGroup } from '../write-groups.js'
 
 export interface DuckDBEngineOptions {
   /** read connections kept open (writes use one dedicated connection); default 4 */
@@ -181,31 +182,6 @@ interface TargetInfo {
   types: string[]
 }
 
-interface Group {
-  schema: string
-  table: string
-  child: boolean
-  columns: string[]
-  batches: RowBatch[]
-}
-
-function groupBatches(batches: RowBatch[], schemaName: (db: string) => string): Group[] {
-  const groups = new Map<string, Group>()
-  for (const b of batches) {
-    if (b.rows.length === 0) {
-      continue
-    }
-    const child = b.tid !== undefined
-    const key = `${b.db}\u0000${b.table}\u0000${child ? 'c' : 'n'}\u0000${b.columns.join('\u0000')}`
-    let g = groups.get(key)
-    if (!g) {
-      g = { schema: schemaName(b.db), table: b.table, child, columns: b.columns, batches: [] }
-      groups.set(key, g)
-    }
-    g.batches.push(b)
-  }
-  return [...groups.values()]
-}
 
 /** A transaction context: the connection that statements inside `transaction(fn)` must use. */
 interface TxContext {
@@ -430,7 +406,7 @@ export class DuckDBEngine implements Engine {
     return info
   }
 
-  private async appendDirect(conn: DuckDBConnection, g: Group): Promise<number> {
+  private async appendDirect(conn: DuckDBConnection, g: WriteGroup): Promise<number> {
     const info = await this.targetInfo(conn, g.schema, g.table)
     for (const name of g.columns) {
       if (!info.names.includes(name)) {
@@ -458,7 +434,7 @@ export class DuckDBEngine implements Engine {
   }
 
   /** Staging path: append into a TEMP table, then one upsert per group (last row wins). */
-  private async writeStaged(conn: DuckDBConnection, groups: Group[]): Promise<number> {
+  private async writeStaged(conn: DuckDBConnection, groups: WriteGroup[]): Promise<number> {
     const qi = this.dialect.quoteIdent
     this.syncCaches()
     for (const name of this.staleStaging.splice(0)) {

@@ -13,6 +13,7 @@ import type { Engine, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import { copyLine } from './copy-text.js'
 import { postgresDialect } from './dialect.js'
 import type { PostgresDialect } from './dialect.js'
+import { groupBatches, type WriteGroup } from '../write-groups.js'
 
 export interface PostgresEngineOptions {
   /** pool.maxConnect (0 = automatic: 2 x CPUs, at least 4), pool.maxIdle (0 = maxConnect), pool.idleTimeout ms (0 = never) */
@@ -134,38 +135,13 @@ export function advisoryLockId(key: string): bigint {
 
 // ---- write grouping ---------------------------------------------------------------------------
 
-interface Group {
-  schema: string
-  table: string
-  child: boolean
-  columns: string[]
-  batches: RowBatch[]
-}
-
-function groupBatches(batches: RowBatch[], schemaName: (db: string) => string): Group[] {
-  const groups = new Map<string, Group>()
-  for (const b of batches) {
-    if (b.rows.length === 0) {
-      continue
-    }
-    const child = b.tid !== undefined
-    const key = `${b.db}\u0000${b.table}\u0000${child ? 'c' : 'n'}\u0000${b.columns.join('\u0000')}`
-    let g = groups.get(key)
-    if (!g) {
-      g = { schema: schemaName(b.db), table: b.table, child, columns: b.columns, batches: [] }
-      groups.set(key, g)
-    }
-    g.batches.push(b)
-  }
-  return [...groups.values()]
-}
 
 /**
  * The group's rows as COPY lines, keeping only the last row per key: PostgreSQL refuses to
  * update one row twice in a single INSERT ... ON CONFLICT, and a plain COPY would fail on the
  * duplicate anyway. Returns the number of input rows too (what writeRows reports).
  */
-function groupLines(g: Group): { lines: string[]; input: number } {
+function groupLines(g: WriteGroup): { lines: string[]; input: number } {
   if (!mayHaveDuplicates(g)) {
     // common case (each batch in time order, one batch per table): no key bookkeeping
     const lines: string[] = []
@@ -201,7 +177,7 @@ function groupLines(g: Group): { lines: string[]; input: number } {
 }
 
 /** false when every batch has strictly increasing timestamps and no table appears twice */
-function mayHaveDuplicates(g: Group): boolean {
+function mayHaveDuplicates(g: WriteGroup): boolean {
   const tables = new Set<number | undefined>()
   for (const b of g.batches) {
     if (tables.has(b.tid)) {
@@ -646,7 +622,7 @@ export class PostgresEngine implements Engine {
   }
 
   /** Inside a transaction on `c`: every group COPYed, with overwrite semantics. */
-  private async writeGroups(c: PoolClient, groups: Group[]): Promise<number> {
+  private async writeGroups(c: PoolClient, groups: WriteGroup[]): Promise<number> {
     const qi = this.dialect.quoteIdent
     let n = 0
     for (const g of groups) {
