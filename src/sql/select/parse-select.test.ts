@@ -134,6 +134,12 @@ describe('parseSelect: clauses', () => {
     })
   })
 
+  it('keeps a FILL written after a late PARTITION BY', () => {
+    const s = parse('SELECT _wstart, avg(c) FROM db.st INTERVAL(1m) PARTITION BY tbname FILL(NULL)')
+    expect(s.partitionBy).toEqual([{ kind: 'col', name: 'tbname' }])
+    expect(s.window).toEqual({ kind: 'interval', interval: { value: 1, unit: 'm' }, fill: { mode: 'null', values: [] } })
+  })
+
   it('accepts PARTITION BY after the window clause as well', () => {
     const s = parse('SELECT _wstart, avg(c) FROM db.st WHERE ts >= 0 INTERVAL(1m) PARTITION BY tbname')
     expect(s.partitionBy).toEqual([{ kind: 'col', name: 'tbname' }])

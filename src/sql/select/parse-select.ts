@@ -51,6 +51,9 @@ export function parseSelect(c: Cursor): SelectStmt {
     c.next()
     c.expectKeyword('BY')
     stmt.partitionBy = parseExprList(c)
+    if (stmt.window?.kind === 'interval' && stmt.window.fill === undefined && c.atKeyword('FILL')) {
+      stmt.window.fill = parseFill(c)
+    }
   }
   if (c.atKeyword('GROUP')) {
     c.next()
@@ -189,26 +192,31 @@ function parseInterval(c: Cursor): IntervalWindow {
     w.sliding = parseDuration(c)
     c.expect(')')
   }
-  if (c.acceptKeyword('FILL')) {
-    c.expect('(')
-    const t = c.next()
-    const mode = (t.kind === 'keyword' || t.kind === 'ident' ? t.value.toLowerCase() : '') as FillMode
-    if (!['none', 'null', 'value', 'prev', 'next', 'linear'].includes(mode)) {
-      throw c.error(t)
-    }
-    const values: Expr[] = []
-    if (mode === 'value') {
-      while (c.accept(',')) {
-        values.push(parseExpr(c))
-      }
-      if (values.length === 0) {
-        throw c.error()
-      }
-    }
-    c.expect(')')
-    w.fill = { mode, values }
+  if (c.atKeyword('FILL')) {
+    w.fill = parseFill(c)
   }
   return w
+}
+
+function parseFill(c: Cursor): NonNullable<IntervalWindow['fill']> {
+  c.expectKeyword('FILL')
+  c.expect('(')
+  const t = c.next()
+  const mode = (t.kind === 'keyword' || t.kind === 'ident' ? t.value.toLowerCase() : '') as FillMode
+  if (!['none', 'null', 'value', 'prev', 'next', 'linear'].includes(mode)) {
+    throw c.error(t)
+  }
+  const values: Expr[] = []
+  if (mode === 'value') {
+    while (c.accept(',')) {
+      values.push(parseExpr(c))
+    }
+    if (values.length === 0) {
+      throw c.error()
+    }
+  }
+  c.expect(')')
+  return { mode, values }
 }
 
 function parseOrderItem(c: Cursor): OrderItem {
