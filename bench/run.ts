@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,ping,pg (default: all; pg needs Docker or BENCH_PG_URL).
+ * Select sections with BENCH=sql,lp,lp-peers,ping,pg (default: sql,lp,ping,pg; pg needs Docker or
+ * BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh).
  */
 import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
@@ -9,7 +10,7 @@ import { runPgBench } from './postgres.bench.js'
 import { runLpBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,ping,pg').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,ping,pg').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
