@@ -13,17 +13,21 @@ import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
-import { openStorage } from '../src/storage/index.js'
 import { postgresDialect } from '../src/storage/postgres/dialect.js'
 import { fmt, median, sql, startAdapterProcess } from './lib.js'
+import {
+  AGG_CHILDREN,
+  AGG_QUERY,
+  AGG_WHERE_FROM,
+  INSERT_ROWS_PER_STATEMENT,
+  INSERT_TABLES,
+  T0,
+  insertStatement,
+  loadAggregateData,
+} from './workload.js'
 
-const INSERT_ROWS_PER_STATEMENT = 10_000
 const INSERT_STATEMENTS = Number(process.env.BENCH_PG_INSERT_STATEMENTS ?? 20)
-const INSERT_TABLES = 10
-const AGG_CHILDREN = 100
 const AGG_ROWS_PER_CHILD = Number(process.env.BENCH_PG_AGG_ROWS_PER_CHILD ?? 10_000)
-const T0 = 1_700_000_000_000
-const AGG_WHERE_FROM = T0 + 3_600_000
 
 export interface PgBenchResult {
   restIngestRowsPerSec: number
@@ -33,17 +37,6 @@ export interface PgBenchResult {
   rawAggMs: number
 }
 
-function insertStatement(k: number): string {
-  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
-  const parts: string[] = ['INSERT INTO']
-  for (let t = 0; t < INSERT_TABLES; t++) {
-    parts.push(`bench.w${t} VALUES`)
-    for (let r = 0; r < perTable; r++) {
-      parts.push(`(${T0 + k * perTable + r},${(r % 1000) / 10},${r})`)
-    }
-  }
-  return parts.join(' ')
-}
 
 /**
  * The floor: the same rows, 10,000 per COPY (one transaction each), straight into the adapter's
@@ -71,32 +64,6 @@ async function rawCopy(url: string, tids: number[]): Promise<number> {
   }
 }
 
-async function loadAggregateData(url: string): Promise<void> {
-  const storage = await openStorage(url, { rootPassword: 'taosdata' })
-  try {
-    await storage.catalog.createDatabase('agg', { precision: 'ms' }, true)
-    await storage.catalog.createStable(
-      'agg',
-      'st',
-      [
-        { name: 'ts', type: 'TIMESTAMP', length: 8 },
-        { name: 'c', type: 'DOUBLE', length: 8 },
-      ],
-      [{ name: 'g', type: 'INT', length: 4 }],
-      true,
-    )
-    for (let t = 0; t < AGG_CHILDREN; t++) {
-      const child = await storage.catalog.createChildTable('agg', `d${t}`, 'st', { g: t % 10 }, true)
-      const rows: unknown[][] = new Array(AGG_ROWS_PER_CHILD)
-      for (let r = 0; r < AGG_ROWS_PER_CHILD; r++) {
-        rows[r] = [BigInt(T0 + r * 1000), (r % 600) / 3 + t]
-      }
-      await storage.engine.writeRows([{ db: 'agg', table: 'st', tid: child.tid, columns: ['ts', 'c'], rows }])
-    }
-  } finally {
-    await storage.close()
-  }
-}
 
 /** The same aggregate written by hand for PostgreSQL: per table, 1-minute buckets, avg. */
 async function rawAggregate(url: string): Promise<number> {
@@ -142,7 +109,7 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
     const dir = mkdtempSync(join(tmpdir(), 'db-adapter-pgbench-'))
     try {
       log(`loading ${fmt(AGG_CHILDREN * AGG_ROWS_PER_CHILD)} rows for the aggregate ...`)
-      await loadAggregateData(url)
+      await loadAggregateData(url, AGG_ROWS_PER_CHILD)
       const adapter = await startAdapterProcess([`--storage.url=${url}`, `--log.path=${dir}`])
       let restIngestRowsPerSec: number
       let restAggMs: number
@@ -163,7 +130,7 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
         }
         restIngestRowsPerSec = (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
 
-        const q = `SELECT _wstart, avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} INTERVAL(1m) PARTITION BY tbname`
+        const q = AGG_QUERY
         const times: number[] = []
         for (let i = 0; i < 5; i++) {
           const t0 = performance.now()

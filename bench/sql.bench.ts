@@ -8,13 +8,19 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage } from '../src/storage/index.js'
 import { fmt, median, sql, startAdapterProcess } from './lib.js'
+import {
+  AGG_CHILDREN,
+  AGG_QUERY,
+  AGG_WHERE_FROM,
+  INSERT_ROWS_PER_STATEMENT,
+  INSERT_TABLES,
+  T0,
+  insertStatement,
+  loadAggregateData,
+} from './workload.js'
 
-const INSERT_ROWS_PER_STATEMENT = 10_000
 const INSERT_STATEMENTS = Number(process.env.BENCH_INSERT_STATEMENTS ?? 40)
-const INSERT_TABLES = 10
-const AGG_CHILDREN = 100
 const AGG_ROWS_PER_CHILD = Number(process.env.BENCH_AGG_ROWS_PER_CHILD ?? 100_000)
-const T0 = 1_700_000_000_000 // ms epoch of the first generated row
 
 export interface SqlBenchResult {
   restIngestRowsPerSec: number
@@ -27,18 +33,6 @@ export interface SqlBenchResult {
   peakRssMiB: number
 }
 
-function insertStatement(k: number): string {
-  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
-  const parts: string[] = ['INSERT INTO']
-  for (let t = 0; t < INSERT_TABLES; t++) {
-    parts.push(`bench.w${t} VALUES`)
-    for (let r = 0; r < perTable; r++) {
-      const ts = T0 + k * perTable + r
-      parts.push(`(${ts},${(r % 1000) / 10},${r})`)
-    }
-  }
-  return parts.join(' ')
-}
 
 async function rawIngest(dir: string): Promise<number> {
   const db = await DuckDBInstance.create(join(dir, 'raw.duckdb'))
@@ -67,36 +61,7 @@ async function rawIngest(dir: string): Promise<number> {
   return (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / secs
 }
 
-async function loadAggregateData(url: string): Promise<void> {
-  const storage = await openStorage(url, { rootPassword: 'taosdata' })
-  try {
-    await storage.catalog.createDatabase('agg', { precision: 'ms' }, true)
-    await storage.catalog.createStable(
-      'agg',
-      'st',
-      [
-        { name: 'ts', type: 'TIMESTAMP', length: 8 },
-        { name: 'c', type: 'DOUBLE', length: 8 },
-      ],
-      [{ name: 'g', type: 'INT', length: 4 }],
-      true,
-    )
-    for (let t = 0; t < AGG_CHILDREN; t++) {
-      const child = await storage.catalog.createChildTable('agg', `d${t}`, 'st', { g: t % 10 }, true)
-      const rows: unknown[][] = new Array(AGG_ROWS_PER_CHILD)
-      for (let r = 0; r < AGG_ROWS_PER_CHILD; r++) {
-        rows[r] = [BigInt(T0 + r * 1000), (r % 600) / 3 + t]
-      }
-      await storage.engine.writeRows([
-        { db: 'agg', table: 'st', tid: child.tid, columns: ['ts', 'c'], rows },
-      ])
-    }
-  } finally {
-    await storage.close()
-  }
-}
 
-const AGG_WHERE_FROM = T0 + 3_600_000
 
 async function rawAggregate(file: string, schema: string): Promise<number> {
   const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' })
@@ -123,7 +88,7 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
   try {
     const file = join(dir, 'adapter.duckdb')
     log(`loading ${fmt(AGG_CHILDREN * AGG_ROWS_PER_CHILD)} rows for the aggregate ...`)
-    await loadAggregateData(`duckdb:${file}`)
+    await loadAggregateData(`duckdb:${file}`, AGG_ROWS_PER_CHILD)
     const schemaProbe = await openStorage(`duckdb:${file}`, { rootPassword: 'taosdata' })
     const schema = schemaProbe.engine.dialect.schemaName('agg')
     await schemaProbe.close()
@@ -149,7 +114,7 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
         (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
 
       // the INTERVAL aggregate
-      const q = `SELECT _wstart, avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} INTERVAL(1m) PARTITION BY tbname`
+      const q = AGG_QUERY
       const times: number[] = []
       let aggRows = 0
       for (let i = 0; i < 5; i++) {
