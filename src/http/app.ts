@@ -5,7 +5,6 @@
  * Route modules stay unaware of all of this; they arrive as plain Hono apps.
  */
 import { Hono } from 'hono'
-import { compress } from 'hono/compress'
 import type { AppConfig } from '../config/types.js'
 import type { Logger } from '../logger.js'
 import type { Gate } from '../monitor/gate.js'
@@ -16,6 +15,7 @@ import { createErrorHandler, notFoundHandler } from './errors.js'
 import { accessLog } from './middleware/access-log.js'
 import { cors } from './middleware/cors.js'
 import { gunzip } from './middleware/gunzip.js'
+import { gzip } from './middleware/gzip.js'
 import { httpMetrics } from './middleware/http-metrics.js'
 import { requestId } from './middleware/request-id.js'
 import './context.js'
@@ -47,7 +47,7 @@ export function createApp({ config, logger, metrics, gate, rest, routes = [], st
   app.use(httpMetrics({ metrics }))
   // One compression layer for every response, /metrics included: prom-client does not compress by
   // itself, so nothing is compressed twice (the original could double-gzip /metrics).
-  app.use(compress({ encoding: 'gzip' }))
+  app.use(gzip())
   app.use(cors(config.cors))
   app.use(gunzip({ maxBodySize: config.http.maxBodySize }))
 
