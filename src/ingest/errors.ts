@@ -25,6 +25,18 @@ export interface IngestParseErrorInit {
   cause?: unknown
 }
 
+/**
+ * Thrown inside one line's parse by the line-oriented parsers; their per-line loop turns it into
+ * an IngestParseError with the format, line number and quote.
+ */
+export class LineFailure {
+  constructor(
+    readonly reason: string,
+    readonly field?: string,
+    readonly hint?: string,
+  ) {}
+}
+
 export class IngestParseError extends Error {
   override readonly name = 'IngestParseError'
   readonly format: IngestFormat

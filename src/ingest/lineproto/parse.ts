@@ -21,7 +21,7 @@
  * `int out of range[-2147483648,2147483647]:3000000000`. `G"..."` (GEOMETRY) and `B"..."`
  * (VARBINARY) are rejected: the storage layer has no such types.
  */
-import { HINT_RAW_NEWLINE, IngestParseError } from '../errors.js'
+import { HINT_RAW_NEWLINE, IngestParseError, LineFailure } from '../errors.js'
 import { PointBuilder, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
 export type { OnError, OnPoint, ParseStats } from '../point.js'
@@ -34,15 +34,6 @@ const EQUALS = 61
 const QUOTE = 34
 const BACKSLASH = 92
 const HASH = 35
-
-/** Thrown inside one line's parse; turned into an IngestParseError with the line quoted. */
-class LineFailure {
-  constructor(
-    readonly reason: string,
-    readonly field?: string,
-    readonly hint?: string,
-  ) {}
-}
 
 interface IntRange {
   type: FieldType

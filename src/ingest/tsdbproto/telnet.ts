@@ -13,7 +13,7 @@
  *   original rejects it too; silently guessing would misplace data by orders of magnitude).
  *   Points carry the timestamp in milliseconds (`TSDB_TS_PRECISION`).
  */
-import { HINT_HTTP_ON_TELNET, IngestParseError, looksLikeHttpRequest } from '../errors.js'
+import { HINT_HTTP_ON_TELNET, IngestParseError, LineFailure, looksLikeHttpRequest } from '../errors.js'
 import { PointBuilder, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
 /** Unit of `Point.ts` for both OpenTSDB formats. */
@@ -25,13 +25,6 @@ const SPACE = 32
 const TAB = 9
 const CR = 13
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
-
-class LineFailure {
-  constructor(
-    readonly reason: string,
-    readonly field?: string,
-  ) {}
-}
 
 /** Reusable telnet parser context; `parse` resets it first. Not re-entrant. */
 export class TelnetParser {
