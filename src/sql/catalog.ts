@@ -824,7 +824,7 @@ class SqlCatalog implements LoadableCatalog {
       const ts = this.d.quoteIdent(columns[0].name)
       await this.engine.transaction(async (tx) => {
         await tx.exec(
-          `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent('_tid')}, ${ts}))`,
+          `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}${this.d.dataTableKey([this.d.quoteIdent('_tid'), ts])})`,
         )
         await this.afterCreateDataTable(tx, db, name, columns[0].name)
         await tx.exec(
@@ -1198,7 +1198,7 @@ class SqlCatalog implements LoadableCatalog {
       try {
         await this.engine.transaction(async (tx) => {
           await tx.exec(
-            `CREATE TABLE ${this.phys(db, name)} (${this.colDefsSql(columns)}, PRIMARY KEY (${this.d.quoteIdent(columns[0].name)}))`,
+            `CREATE TABLE ${this.phys(db, name)} (${this.colDefsSql(columns)}${this.d.dataTableKey([this.d.quoteIdent(columns[0].name)])})`,
           )
           await this.afterCreateDataTable(tx, db, name, columns[0].name)
           await tx.exec(

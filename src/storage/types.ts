@@ -5,12 +5,14 @@
  *  - catalog tables live in their own schema (`Dialect.catalogSchema`);
  *  - TDengine database `db` -> backend schema `Dialect.schemaName(db)`;
  *  - super table `st` -> data table `st` with columns (`_tid` INTEGER, `ts` BIGINT, data cols...),
- *    primary key (`_tid`, `ts`), and tag table `st$tags` with (`_tid` INTEGER PRIMARY KEY,
+ *    keyed by (`_tid`, `ts`), and tag table `st$tags` with (`_tid` INTEGER PRIMARY KEY,
  *    `tbname` VARCHAR, tag cols...). A child table is the rows of its super table with its `_tid`.
- *  - normal table `t` -> data table `t` with (`ts` BIGINT PRIMARY KEY, data cols...).
+ *  - normal table `t` -> data table `t` with (`ts` BIGINT, data cols...) keyed by `ts`.
  *  - timestamps are BIGINT ticks in the database precision (ms/us/ns). The first data column of
  *    every table is the primary timestamp; physical columns keep the user's names (`ts`, `_ts`...),
- *    only `_tid` is added. The key above is (`_tid`, <first column>) / (<first column>).
+ *    only `_tid` is added. The key above is (`_tid`, <first column>) / (<first column>): a
+ *    PRIMARY KEY on PostgreSQL; on DuckDB a logical key the engine keeps unique itself
+ *    (`Dialect.dataTableKey`), because DuckDB's index made every append about 3.5x slower.
  *  - writing the same (table, ts) again overwrites the row (last write wins); columns not named
  *    in a partial write keep their old values.
  */
@@ -129,6 +131,11 @@ export interface Dialect {
   /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
   argMaxNull?(value: string, key: string): string
   stddevPop(expr: string): string
+  /**
+   * The key clause of a data table's CREATE TABLE (leading comma included), or '' where the
+   * backend enforces last-write-wins without a unique index (DuckDB: see its engine).
+   */
+  dataTableKey(keyColumns: string[]): string
 }
 
 /** One result chunk: rows of physical values, in the column order of the query. */

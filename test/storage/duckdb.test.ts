@@ -12,9 +12,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 runStorageSuite('duckdb in memory', () => openStorage('duckdb::memory:', { rootPassword: 'taosdata' }))
 
-// the same suite with every write going through staging + ON CONFLICT (no optimistic append)
+// the same suite with every write going through staging + update/insert (no direct append)
 runStorageSuite('duckdb in memory, staged writes only', async () => {
-  const engine = await openDuckDBEngine(':memory:', { optimisticAppend: false })
+  const engine = await openDuckDBEngine(':memory:', { directAppend: false })
   const catalog = await openCatalog(engine, { rootPassword: 'taosdata' })
   return { engine, catalog, close: () => engine.close() }
 })

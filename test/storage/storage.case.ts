@@ -5,6 +5,7 @@
  * server), so close + open shows what survives a restart. Every test uses its own database
  * and user names, so the suite also runs on a location shared between tests.
  */
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Storage } from '../../src/storage/index.js'
 import type { ColumnDef, Precision } from '../../src/storage/types.js'
@@ -316,6 +317,79 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       const [[nts, nv, nu]] = await s.engine.query(`SELECT ts, v, u FROM ${q(s, db, 'n1')}`)
       expect([nts, nv, Number(nu)]).toEqual([1n, -5n, 8])
       expect(['number', 'bigint']).toContain(typeof nu)
+    })
+
+    it('writeRows keeps exactly one row per key under random overlapping writes (model check)', async () => {
+      // Each run: a sequence of writes of random timestamps from a small range (so keys repeat,
+      // arrive out of order and overlap earlier writes), each write one column subset, possibly
+      // with a restart in between; afterwards storage must equal a map of key -> last values.
+      const VALUE_COLS = ['voltage', 'phase', 'note'] as const
+      type Row = { ts: number; voltage: number; phase: number; note: string }
+      const rowArb = fc.record({
+        ts: fc.integer({ min: 0, max: 24 }),
+        voltage: fc.integer({ min: -1000, max: 1000 }),
+        phase: fc.double({ min: -10, max: 10, noNaN: true, noDefaultInfinity: true }),
+        note: fc.string({ maxLength: 8 }),
+      })
+      const writeArb = fc.record({
+        columns: fc.subarray([...VALUE_COLS], { minLength: 1 }),
+        batches: fc.array(fc.record({ target: fc.constantFrom('d1', 'd2', 'n1'), rows: fc.array(rowArb, { minLength: 1, maxLength: 12 }) }), { minLength: 1, maxLength: 3 }),
+        restartAfter: fc.boolean(),
+      })
+      await fc.assert(
+        fc.asyncProperty(fc.array(writeArb, { minLength: 1, maxLength: 6 }), async (writes) => {
+          let s = await fresh()
+          const db = await meters(s)
+          const d1 = await s.catalog.createChildTable(db, 'd1', 'meters', { groupid: 1 }, false)
+          const d2 = await s.catalog.createChildTable(db, 'd2', 'meters', { groupid: 2 }, false)
+          await s.catalog.createNormalTable(db, 'n1', METER_COLS, false)
+          const tids: Record<string, number | undefined> = { d1: d1.tid, d2: d2.tid, n1: undefined }
+          const model = new Map<string, Record<string, unknown>>()
+          for (const w of writes) {
+            const columns = ['ts', ...w.columns]
+            await s.engine.writeRows(
+              w.batches.map((b) => ({
+                db,
+                table: b.target === 'n1' ? 'n1' : 'meters',
+                tid: tids[b.target],
+                columns,
+                rows: b.rows.map((r: Row) => [BigInt(1000 + r.ts), ...w.columns.map((c) => r[c])]),
+              })),
+            )
+            for (const b of w.batches) {
+              for (const r of b.rows as Row[]) {
+                const key = `${b.target}/${1000 + r.ts}`
+                const cur = model.get(key) ?? { voltage: null, phase: null, note: null }
+                for (const c of w.columns) {
+                  cur[c] = r[c]
+                }
+                model.set(key, cur)
+              }
+            }
+            if (w.restartAfter && opts.persistent) {
+              await s.close()
+              s = await fresh()
+            }
+          }
+          const stored = new Map<string, Record<string, unknown>>()
+          const byTid = new Map([[d1.tid, 'd1'], [d2.tid, 'd2']])
+          for (const [tid, ts, voltage, phase, note] of await s.engine.query(
+            `SELECT _tid, ts, voltage, phase, note FROM ${q(s, db, 'meters')}`,
+          )) {
+            const key = `${byTid.get(tid as number)}/${ts}`
+            expect(stored.has(key), `duplicate key ${key}`).toBe(false)
+            stored.set(key, { voltage, phase, note })
+          }
+          for (const [ts, voltage, phase, note] of await s.engine.query(`SELECT ts, voltage, phase, note FROM ${q(s, db, 'n1')}`)) {
+            const key = `n1/${ts}`
+            expect(stored.has(key), `duplicate key ${key}`).toBe(false)
+            stored.set(key, { voltage, phase, note })
+          }
+          expect(stored).toEqual(model)
+          await s.catalog.dropDatabase(db, false)
+        }),
+        { numRuns: 20 },
+      )
     })
 
     it('keeps ms, us and ns ticks exact as bigint', async () => {

@@ -16,10 +16,10 @@ export interface DuckDBEngineOptions {
   /** read connections kept open (writes use one dedicated connection); default 4 */
   readConnections?: number
   /**
-   * Try a plain append into the target first and fall back to staging + upsert only when a key
-   * already exists (default true). false always stages; kept for tests and measurements.
+   * Append rows that are all newer than their table's newest row straight into the table
+   * (default true). false sends every write through staging + update/insert; kept for tests.
    */
-  optimisticAppend?: boolean
+  directAppend?: boolean
 }
 
 /** A promise-chain mutex: callers run strictly one after another, in arrival order. */
@@ -188,6 +188,9 @@ interface TxContext {
   conn: DuckDBConnection
 }
 
+/** Primary timestamp per key (`_tid`, or 0 for a normal table): an upper bound of what is stored. */
+type Newest = Map<number, bigint | number>
+
 /**
  * Embedded DuckDB behind the `Engine` contract.
  *
@@ -197,6 +200,14 @@ interface TxContext {
  * on this engine (not only on `tx`) are routed to the transaction's connection via
  * AsyncLocalStorage, so code that forgets to use `tx` neither deadlocks nor escapes the
  * transaction.
+ *
+ * Data tables have no PRIMARY KEY (see the dialect's `dataTableKey`); this engine keeps
+ * (`_tid`, ts) unique. It remembers, per data table and key, an upper bound of the newest
+ * timestamp stored (loaded with one GROUP BY on the first write after start or DDL). Rows that
+ * are strictly newer and strictly increasing per key cannot collide with anything and are
+ * appended directly; any other write goes through staging, where existing keys are updated and
+ * new ones inserted. The bound is only ever raised between loads, so it stays an upper bound
+ * even when a transaction rolls back; rows reach data tables only through `writeRows`.
  */
 export class DuckDBEngine implements Engine {
   readonly dialect: Dialect = duckdbDialect
@@ -208,18 +219,17 @@ export class DuckDBEngine implements Engine {
   private schemaEpoch = 0
   private cacheEpoch = 0
   private readonly targets = new Map<string, TargetInfo>()
+  private readonly newest = new Map<string, Newest>()
   private readonly staging = new Map<string, string>()
   /** forgotten staging tables, dropped at the next staged write (on the write connection) */
   private staleStaging: string[] = []
   private stagingSeq = 0
-  /** targets that recently had overwrites: skip the optimistic direct append for them */
-  private readonly recentConflicts = new Map<string, number>()
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly writeConn: DuckDBConnection,
     readConnections: number,
-    private readonly optimisticAppend: boolean,
+    private readonly directAppend: boolean,
   ) {
     this.pool = new ConnectionPool(instance, readConnections)
   }
@@ -227,7 +237,7 @@ export class DuckDBEngine implements Engine {
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
     const instance = await DuckDBInstance.create(path)
     const writeConn = await instance.connect()
-    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4), opts.optimisticAppend ?? true)
+    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4), opts.directAppend ?? true)
   }
 
   private assertOpen(): void {
@@ -330,42 +340,13 @@ export class DuckDBEngine implements Engine {
     }
     const tx = this.txStore.getStore()
     if (tx) {
-      // inside a caller's transaction a failed optimistic append would abort everything
-      return this.writeStaged(tx.conn, groups)
+      return this.writeGroups(tx.conn, groups)
     }
     return this.writeLock.run(async () => {
       const conn = this.writeConn
-      const now = Date.now()
-      const optimistic = this.optimisticAppend && groups.every((g) => {
-        const t = this.recentConflicts.get(`${g.schema}.${g.table}`)
-        return t === undefined || now - t > 10_000
-      })
-      if (optimistic) {
-        // Fast path: append straight into the target tables. New (tid, ts) keys are the common
-        // case; any overwrite (existing key or a duplicate in the batch) violates the primary
-        // key, and then the whole write is redone through staging + ON CONFLICT.
-        await conn.run('BEGIN TRANSACTION')
-        try {
-          let n = 0
-          for (const g of groups) {
-            n += await this.appendDirect(conn, g)
-          }
-          await conn.run('COMMIT')
-          return n
-        } catch (err) {
-          await rollbackQuietly(conn)
-          this.schemaEpoch++
-          if (!isConstraintError(err)) {
-            throw err
-          }
-          for (const g of groups) {
-            this.recentConflicts.set(`${g.schema}.${g.table}`, Date.now())
-          }
-        }
-      }
       await conn.run('BEGIN TRANSACTION')
       try {
-        const n = await this.writeStaged(conn, groups)
+        const n = await this.writeGroups(conn, groups)
         await conn.run('COMMIT')
         return n
       } catch (err) {
@@ -377,10 +358,36 @@ export class DuckDBEngine implements Engine {
     })
   }
 
+  private async writeGroups(conn: DuckDBConnection, groups: WriteGroup[]): Promise<number> {
+    let n = 0
+    for (const g of groups) {
+      const info = await this.targetInfo(conn, g.schema, g.table)
+      for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
+        if (!info.names.includes(c)) {
+          throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
+        }
+      }
+      const newest = await this.newestOf(conn, g)
+      const scan = scanKeys(g, newest)
+      n += this.directAppend && scan.appendOnly
+        ? await this.appendDirect(conn, g, info)
+        : await this.writeStaged(conn, g, info, scan)
+      for (const [key, ts] of scan.newest) {
+        const known = newest.get(key)
+        if (known === undefined || ts > known) {
+          newest.set(key, ts)
+        }
+      }
+    }
+    return n
+  }
+
   private syncCaches(): void {
     if (this.cacheEpoch !== this.schemaEpoch) {
       this.cacheEpoch = this.schemaEpoch
       this.targets.clear()
+      // a dropped and re-created table starts empty: its old bound would force staging forever
+      this.newest.clear()
       // staging tables are typed after their target, which may have changed
       this.staleStaging.push(...this.staging.values())
       this.staging.clear()
@@ -406,13 +413,29 @@ export class DuckDBEngine implements Engine {
     return info
   }
 
-  private async appendDirect(conn: DuckDBConnection, g: WriteGroup): Promise<number> {
-    const info = await this.targetInfo(conn, g.schema, g.table)
-    for (const name of g.columns) {
-      if (!info.names.includes(name)) {
-        throw new Error(`writeRows: column ${name} not in ${g.schema}.${g.table}`)
+  /** The newest-timestamp bounds of a group's table, read from the table on first use. */
+  private async newestOf(conn: DuckDBConnection, g: WriteGroup): Promise<Newest> {
+    const key = `${g.schema}\u0000${g.table}`
+    let newest = this.newest.get(key)
+    if (!newest) {
+      const qi = this.dialect.quoteIdent
+      const ts = qi(g.columns[0])
+      const target = `${qi(g.schema)}.${qi(g.table)}`
+      const r = await conn.run(
+        g.child
+          ? `SELECT _tid, max(${ts}) FROM ${target} GROUP BY _tid`
+          : `SELECT 0, max(${ts}) FROM ${target} HAVING count(*) > 0`,
+      )
+      newest = new Map()
+      for (const [tid, max] of (await r.convertRows(JSDuckDBValueConverter)) as [number, bigint][]) {
+        newest.set(tid, max)
       }
+      this.newest.set(key, newest)
     }
+    return newest
+  }
+
+  private async appendDirect(conn: DuckDBConnection, g: WriteGroup, info: TargetInfo): Promise<number> {
     const sources: Source[] = info.names.map((name) => {
       if (g.child && name === '_tid') {
         return { kind: 'tid' }
@@ -433,56 +456,58 @@ export class DuckDBEngine implements Engine {
     return n
   }
 
-  /** Staging path: append into a TEMP table, then one upsert per group (last row wins). */
-  private async writeStaged(conn: DuckDBConnection, groups: WriteGroup[]): Promise<number> {
+  /**
+   * Staging path: append into a TEMP table, keep the last row per key, update the keys that
+   * exist (only the columns written) and insert the others.
+   */
+  private async writeStaged(conn: DuckDBConnection, g: WriteGroup, info: TargetInfo, scan: KeyScan): Promise<number> {
     const qi = this.dialect.quoteIdent
-    this.syncCaches()
     for (const name of this.staleStaging.splice(0)) {
       await conn.run(`DROP TABLE IF EXISTS temp.main.${name}`)
     }
-    let n = 0
-    for (const g of groups) {
-      const info = await this.targetInfo(conn, g.schema, g.table)
-      const cols = g.child ? ['_tid', ...g.columns] : [...g.columns]
-      for (const c of cols) {
-        if (!info.names.includes(c)) {
-          throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
-        }
-      }
-      const target = `${qi(g.schema)}.${qi(g.table)}`
-      const skey = `${g.schema}\u0000${g.table}\u0000${cols.join('\u0000')}`
-      let stg = this.staging.get(skey)
-      if (!stg) {
-        stg = `stg_${++this.stagingSeq}`
-        const defs = cols.map((c) => `${qi(c)} ${info.types[info.names.indexOf(c)]}`)
-        await conn.run(`CREATE OR REPLACE TEMP TABLE ${stg} (_seq BIGINT, ${defs.join(', ')})`)
-        this.staging.set(skey, stg)
-      }
-      const sources: Source[] = [{ kind: 'seq' }, ...(g.child ? [{ kind: 'tid' } as const] : [])]
-      g.columns.forEach((_, index) => sources.push({ kind: 'col', index }))
-      const appender = await conn.createAppender(stg, 'main', 'temp')
-      try {
-        n += appendChunks(appender, sources, g.batches)
-        appender.flushSync()
-      } catch (err) {
-        discardAppender(appender)
-        throw err
-      }
-      appender.closeSync()
-      const keys = g.child ? [cols[0], cols[1]] : [cols[0]]
-      const rest = cols.filter((c) => !keys.includes(c))
-      const list = cols.map(qi).join(', ')
-      const conflict = rest.length
-        ? `DO UPDATE SET ${rest.map((c) => `${qi(c)} = EXCLUDED.${qi(c)}`).join(', ')}`
-        : 'DO NOTHING'
-      await conn.run(
-        `INSERT INTO ${target} (${list}) SELECT ${list} FROM temp.main.${stg} ` +
-          `QUALIFY row_number() OVER (PARTITION BY ${keys.map(qi).join(', ')} ORDER BY _seq DESC) = 1 ` +
-          `ON CONFLICT (${keys.map(qi).join(', ')}) ${conflict}`,
-      )
-      // left empty for the next write; a rollback restores this empty state
-      await conn.run(`DELETE FROM temp.main.${stg}`)
+    const cols = g.child ? ['_tid', ...g.columns] : [...g.columns]
+    const target = `${qi(g.schema)}.${qi(g.table)}`
+    const skey = `${g.schema}\u0000${g.table}\u0000${cols.join('\u0000')}`
+    let stg = this.staging.get(skey)
+    if (!stg) {
+      stg = `stg_${++this.stagingSeq}`
+      const defs = cols.map((c) => `${qi(c)} ${info.types[info.names.indexOf(c)]}`)
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${stg} (_seq BIGINT, ${defs.join(', ')})`)
+      this.staging.set(skey, stg)
     }
+    const sources: Source[] = [{ kind: 'seq' }, ...(g.child ? [{ kind: 'tid' } as const] : [])]
+    g.columns.forEach((_, index) => sources.push({ kind: 'col', index }))
+    const appender = await conn.createAppender(stg, 'main', 'temp')
+    let n: number
+    try {
+      n = appendChunks(appender, sources, g.batches)
+      appender.flushSync()
+    } catch (err) {
+      discardAppender(appender)
+      throw err
+    }
+    appender.closeSync()
+    const keys = (g.child ? [cols[0], cols[1]] : [cols[0]]).map(qi)
+    const tsKey = keys[keys.length - 1]
+    const rest = cols.filter((_, i) => i >= keys.length).map(qi)
+    const list = cols.map(qi).join(', ')
+    const latest =
+      `(SELECT ${list} FROM temp.main.${stg} ` +
+      `QUALIFY row_number() OVER (PARTITION BY ${keys.join(', ')} ORDER BY _seq DESC) = 1) s`
+    const match = keys.map((k) => `t.${k} = s.${k}`).join(' AND ')
+    // the time range lets DuckDB skip row groups by their min/max instead of joining them all
+    const range = scan.minTs === undefined ? '' : ` AND t.${tsKey} BETWEEN ${scan.minTs} AND ${scan.maxTs}`
+    if (rest.length > 0) {
+      await conn.run(
+        `UPDATE ${target} AS t SET ${rest.map((c) => `${c} = s.${c}`).join(', ')} FROM ${latest} WHERE ${match}${range}`,
+      )
+    }
+    await conn.run(
+      `INSERT INTO ${target} (${list}) SELECT ${list} FROM ${latest} ` +
+        `WHERE NOT EXISTS (SELECT 1 FROM ${target} t WHERE ${match}${range})`,
+    )
+    // left empty for the next write; a rollback restores this empty state
+    await conn.run(`DELETE FROM temp.main.${stg}`)
     return n
   }
 
@@ -652,9 +677,50 @@ async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
   }
 }
 
-function isConstraintError(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : String(err)
-  return /constraint|duplicate key/i.test(msg)
+interface KeyScan {
+  /** every row is newer than its key's stored bound and than the key's previous row in the write */
+  appendOnly: boolean
+  /** the newest timestamp per key in this write */
+  newest: Newest
+  minTs?: bigint | number
+  maxTs?: bigint | number
+}
+
+/**
+ * One pass over a group's rows: can they be appended without any key check, and what are the
+ * new per-key bounds. Out-of-order but distinct rows answer false too (the staged path is
+ * correct for every write; this only decides when the cheap one is safe).
+ */
+function scanKeys(g: WriteGroup, stored: Newest): KeyScan {
+  const newest: Newest = new Map()
+  let appendOnly = true
+  let minTs: bigint | number | undefined
+  let maxTs: bigint | number | undefined
+  for (const b of g.batches) {
+    const key = b.tid ?? 0
+    let last = newest.get(key) ?? stored.get(key)
+    let high = newest.get(key)
+    for (const row of b.rows) {
+      const ts = row[0] as bigint | number
+      if (last !== undefined && !(ts > last)) {
+        appendOnly = false
+      }
+      last = ts
+      if (high === undefined || ts > high) {
+        high = ts
+      }
+      if (minTs === undefined || ts < minTs) {
+        minTs = ts
+      }
+      if (maxTs === undefined || ts > maxTs) {
+        maxTs = ts
+      }
+    }
+    if (high !== undefined) {
+      newest.set(key, high)
+    }
+  }
+  return { appendOnly, newest, minTs, maxTs }
 }
 
 export async function openDuckDBEngine(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {

@@ -122,6 +122,10 @@ export const postgresDialect: PostgresDialect = {
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
   },
+  dataTableKey(keyColumns: string[]): string {
+    // COPY + ON CONFLICT upserts need the unique index; replicas write concurrently
+    return `, PRIMARY KEY (${keyColumns.join(', ')})`
+  },
   afterCreateDataTable(schema: string, table: string, tsCol: string, chunkTicks?: bigint | number): string[] {
     const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`
     const interval = BigInt(chunkTicks ?? 864_000_000)
