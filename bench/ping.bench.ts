@@ -5,11 +5,13 @@
  *   BENCH=ping npm run bench            (or: npx tsx bench/ping.bench.ts)
  *   PING_BENCH_SECONDS=10 PING_BENCH_WRITERS=2
  *
- * The adapter runs as its own process on an in-memory DuckDB. Bodies are generated before timing
- * (gen_lp.mjs shape: 1000 series, 1 field, ms timestamps, 5000 lines per body, a fresh time range
- * per body so every write inserts). Writers POST back to back; one prober GETs /-/ping every 10 ms
- * over a keep-alive connection of its own. Idle ping latency is measured first for comparison.
+ * The adapter runs as its own process on an in-memory DuckDB. Bodies have the gen_lp.mjs shape
+ * (1000 series, 1 field, ms timestamps, 5000 lines per body, a fresh time range per body so every
+ * write inserts). Writers POST back to back; the prober is a process of its own (bench/ping-prober.ts,
+ * as a kubelet is), so the writers' client work does not delay its measurements. It GETs /-/ping
+ * every 10 ms over one keep-alive connection. Idle ping latency is measured first for comparison.
  */
+import { spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
 import { AUTH, fmt, startAdapterProcess } from './lib.js'
 
@@ -69,35 +71,27 @@ function send(agent: Agent, url: URL, method: string, payload?: string, headers:
   })
 }
 
-async function probe(url: URL, until: () => boolean): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-  const out: number[] = []
-  try {
-    while (!until()) {
-      const t = performance.now()
-      const status = await send(agent, url, 'GET')
-      out.push(performance.now() - t)
-      if (status !== 200) {
-        throw new Error(`/-/ping answered ${status}`)
-      }
-      await new Promise((r) => setTimeout(r, 10))
-    }
-  } finally {
-    agent.destroy()
+/** Latencies of /-/ping probed from a separate process until `until` (epoch ms). */
+async function probe(url: URL, until: number): Promise<number[]> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/ping-prober.ts', url.href, String(until)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (out += s))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  if (code !== 0) {
+    throw new Error(`ping prober exited with code ${code}`)
   }
-  return out
+  return JSON.parse(out) as number[]
 }
 
 export async function runPingBench(log: (s: string) => void): Promise<PingBenchResult> {
   const seconds = Number(process.env.PING_BENCH_SECONDS ?? 10)
   const writers = Number(process.env.PING_BENCH_WRITERS ?? 2)
-  log(`generating ${Math.ceil(seconds * 12)} bodies of ${LINES} lines ...`)
-  const bodies = Array.from({ length: Math.ceil(seconds * 12) }, (_, i) => body(i))
   const adapter = await startAdapterProcess(['--storage.url=duckdb::memory:', '--smlAutoCreateDB=true', '--logLevel=warn'])
   try {
     const ping = new URL(`${adapter.url}/-/ping`)
-    const idleEnd = Date.now() + 2000
-    const idle = summarise(await probe(ping, () => Date.now() > idleEnd))
+    const idle = summarise(await probe(ping, Date.now() + 2000))
     log(`idle: ${idle.samples} pings, p50 ${fmt(idle.p50, 2)} ms, p99 ${fmt(idle.p99, 2)} ms`)
 
     const write = new URL(`${adapter.url}/lineproto/v1/write?db=bench&precision=ms`)
@@ -109,8 +103,9 @@ export async function runPingBench(log: (s: string) => void): Promise<PingBenchR
       const agent = new Agent({ keepAlive: true, maxSockets: 1 })
       try {
         while (Date.now() < end) {
-          // past the pre-generated bodies, rewrite the last ones (same rows: still full write work)
-          const b = bodies[Math.min(next++, bodies.length - 1)]
+          // generated as needed (~2 ms each, in this process, not the adapter's): every body
+          // is a fresh time range, as a live agent's writes are
+          const b = body(next++)
           const status = await send(agent, write, 'POST', b, { Authorization: AUTH })
           if (status === 204) {
             points += LINES
@@ -123,7 +118,7 @@ export async function runPingBench(log: (s: string) => void): Promise<PingBenchR
       }
     }
     const started = Date.now()
-    const [loadedMs] = await Promise.all([probe(ping, () => Date.now() > end), ...Array.from({ length: writers }, writer)])
+    const [loadedMs] = await Promise.all([probe(ping, end), ...Array.from({ length: writers }, writer)])
     const elapsed = (Date.now() - started) / 1000
     const loaded = summarise(loadedMs)
     // why pings wait: a busy event loop (synchronous parse/append work per request) delays them

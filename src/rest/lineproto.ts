@@ -18,6 +18,7 @@ import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
 import { LineProtoParser } from '../ingest/lineproto/parse.js'
+import { forEachLineSlice } from '../ingest/slices.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
 import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
 import type { Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
@@ -29,7 +30,8 @@ type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
 
 export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const app = new Hono()
-  // parsing is synchronous, so one reused parser serves every request of this process
+  // each parse() call runs to its end without awaiting, so one reused parser serves every
+  // request of this process even when their slices interleave
   const parser = new LineProtoParser()
   app.post('/write', (c) => handleWrite(c, deps, parser))
   return app
@@ -92,9 +94,10 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   }
   let result: WriteResult
   try {
-    result = await deps.schemaless.write(db, (onPoint, onError) => {
-      parser.parse(body, onPoint, onError)
-    }, { precision, ttl })
+    result = await deps.schemaless.write(db, (onPoint, onError) =>
+      forEachLineSlice(body, (slice, lineOffset) => {
+        parser.parse(slice, onPoint, onError, lineOffset)
+      }), { precision, ttl })
   } catch (err) {
     return writeFailure(err, db, deps)
   }

@@ -19,6 +19,7 @@ import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
 import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
 import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
+import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
 import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
 import { TD, TdError } from '../sql/errors.js'
@@ -109,9 +110,10 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
             },
           )
         }
-      : (onPoint, onError) => {
-          parsers.telnet.parse(body, onPoint, onError)
-        }
+      : (onPoint, onError) =>
+          forEachLineSlice(body, (slice, lineOffset) => {
+            parsers.telnet.parse(slice, onPoint, onError, lineOffset)
+          })
   let result: WriteResult
   try {
     // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)

@@ -154,6 +154,16 @@ describe('POST /lineproto/v1/write', () => {
     expect(await sqlRows(base, 'select v from db.mal order by _ts')).toEqual([[1], [3]])
   })
 
+  it('a body parsed in several slices reports the true number of a bad line near its end', async () => {
+    // ~60 KB: several SLICE_CHARS slices (and under this suite's 64 KiB body limit)
+    const lines = Array.from({ length: 1500 }, (_, i) => `slices,host=h${i % 7} v=${i}i ${1_700_000_000_000_000_000n + BigInt(i)}`)
+    lines[1234] = 'slices,host=h1 v='
+    const res = await write(lines.join('\r\n'))
+    expect(res.status, res.text).toBe(400)
+    expect(res.json).toMatchObject({ line: 1235, rejected: 1, written: 1499 })
+    expect(await sqlRows(base, 'select count(*), sum(v) from db.slices')).toEqual([[1499, (1499 * 1500) / 2 - 1234]])
+  })
+
   it('an empty body is a 204 no-op', async () => {
     expect((await write('')).status).toBe(204)
   })

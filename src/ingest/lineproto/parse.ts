@@ -99,7 +99,8 @@ export class LineProtoParser {
     return this.builder.point
   }
 
-  parse(body: string, onPoint: OnPoint, onError: OnError): ParseStats {
+  /** `lineOffset`: lines before `body` when it is a slice of a larger body (for line numbers) */
+  parse(body: string, onPoint: OnPoint, onError: OnError, lineOffset = 0): ParseStats {
     this.reset()
     this.body = body
     // One check per body picks the fast path: without backslashes no name needs unescaping and a
@@ -136,13 +137,13 @@ export class LineProtoParser {
         }
         if (failure === undefined) {
           stats.points++
-          onPoint(this.builder.point, stats.lines)
+          onPoint(this.builder.point, lineOffset + stats.lines)
         } else {
           stats.errors++
           onError(
             new IngestParseError({
               format: 'lineproto',
-              line: stats.lines,
+              line: lineOffset + stats.lines,
               field: failure.field,
               reason: failure.reason,
               input: body.slice(start, end),

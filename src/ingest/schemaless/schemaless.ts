@@ -49,7 +49,7 @@ export interface Rejection {
 export type PointSource = (
   onPoint: (p: Point, line: number) => void,
   onError: (e: Rejection) => void,
-) => void
+) => void | Promise<void>
 
 export interface WriteOptions {
   /** precision of the points' timestamps */
@@ -718,9 +718,9 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   const childNames = new Map<string, string>()
   const schemaLock = new KeyedMutex()
 
-  function pass1(db: string, source: PointSource, o: WriteOptions, nowMs: number): RequestState {
+  async function pass1(db: string, source: PointSource, o: WriteOptions, nowMs: number): Promise<RequestState> {
     const state = new RequestState(db, catalog.getDatabase(db), catalog, childNames, o.precision, nowMs, o.where)
-    source(
+    await source(
       (p, line) => {
         state.consume(p, line)
       },
@@ -875,7 +875,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
       }
       const source = typeof input === 'function' ? input : pointsSource(input)
       const nowMs = Date.now()
-      let state = pass1(db, source, o, nowMs)
+      let state = await pass1(db, source, o, nowMs)
       if (state.needsDdl && state.accepted > 0) {
         state = await schemaLock.run(db, async () => {
           let s = state
@@ -891,14 +891,14 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
                 throw err
               }
               // the catalog moved under pass 1 (another request or SQL DDL): judge the lines again
-              s = pass1(db, source, o, nowMs)
+              s = await pass1(db, source, o, nowMs)
             }
           }
         })
       }
-      const batches = state.batches()
+      const __t=performance.now(); const batches = state.batches(); (globalThis as any).__seg?.('batches', performance.now()-__t)
       if (batches.length > 0) {
-        await engine.writeRows(batches)
+        const __w=performance.now(); const __p = engine.writeRows(batches); (globalThis as any).__seg?.('writeRows-sync-start', performance.now()-__w); await __p
       }
       return state.result()
     },

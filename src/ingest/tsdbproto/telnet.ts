@@ -38,7 +38,8 @@ export class TelnetParser {
     return this.builder.point
   }
 
-  parse(body: string, onPoint: OnPoint, onError: OnError): ParseStats {
+  /** `lineOffset`: lines before `body` when it is a slice of a larger body (for line numbers) */
+  parse(body: string, onPoint: OnPoint, onError: OnError, lineOffset = 0): ParseStats {
     this.reset()
     const stats: ParseStats = { lines: 0, points: 0, errors: 0 }
     const len = body.length
@@ -71,14 +72,14 @@ export class TelnetParser {
         }
         if (failure === undefined) {
           stats.points++
-          onPoint(this.builder.point, stats.lines)
+          onPoint(this.builder.point, lineOffset + stats.lines)
         } else {
           stats.errors++
           const line = body.slice(start, end)
           onError(
             new IngestParseError({
               format: 'tsdb-telnet',
-              line: stats.lines,
+              line: lineOffset + stats.lines,
               field: failure.field,
               reason: failure.reason,
               input: line,
