@@ -24,8 +24,8 @@ import { parseSelect } from './select/parse-select.js'
  * Syntax errors: 9728 `syntax error near "<rest of the SQL>"`, 9729 at end of input, and for
  * INSERT TDengine's insert-parser form 534 `syntax error near '<text>' (<reason>)`.
  */
-export function parseStatement(sql: string): Statement {
-  const c = new Cursor(sql, tokenize(sql))
+export function parseStatement(sql: string, opts: { fastValues?: boolean } = {}): Statement {
+  const c = new Cursor(sql, tokenize(sql, opts.fastValues ?? true))
   const stmt = parseOne(c)
   c.accept(';')
   if (!c.atEnd()) {
@@ -633,10 +633,20 @@ function parseInsertTarget(c: Cursor): InsertTarget {
   if (!c.acceptKeyword('VALUES')) {
     throw insertError(c.sql, kw.start, 'keyword VALUES or FILE is expected')
   }
-  if (!c.at('(')) {
+  if (!c.at('(') && c.peek().kind !== 'rows') {
     throw insertError(c.sql, c.peek().start, 'invalid data or symbol')
   }
-  while (c.accept('(')) {
+  for (;;) {
+    const t = c.peek()
+    if (t.kind === 'rows') {
+      // tuples the lexer already read (lexer scanValueRows); ordinary ones may follow
+      c.next()
+      target.rows = target.rows.length === 0 ? (t.rows as ValueExpr[][]) : target.rows.concat(t.rows as ValueExpr[][])
+      continue
+    }
+    if (!c.accept('(')) {
+      break
+    }
     const row: ValueExpr[] = [parseValue(c, true)]
     while (c.accept(',')) {
       row.push(parseValue(c, true))
