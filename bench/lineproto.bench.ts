@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { sql, startAdapterProcess } from './lib.js'
+import { tsbsAgainst } from './tsbs.bench.js'
 
 const GEN_LP = resolve(process.env.BENCH_GEN_LP ?? '../shared/tools/gen_lp.mjs')
 const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
@@ -114,8 +115,17 @@ export async function runLpBench(log: (s: string) => void): Promise<LpRun[]> {
   }
 }
 
-/** InfluxDB 1.6 and VictoriaMetrics on the same workload (started through peers.sh). */
-export async function runLpPeersBench(log: (s: string) => void): Promise<Record<string, LpRun[]>> {
+/** Peer write URLs for the TSBS bodies (ns timestamps, the line-protocol default). */
+const PEER_WRITE: Record<string, string> = {
+  influxdb: 'http://127.0.0.1:8086/write?db=tsbs',
+  'victoria-metrics': 'http://127.0.0.1:8428/write?db=tsbs',
+}
+
+/**
+ * InfluxDB 1.6 and VictoriaMetrics on the same workload (started through peers.sh); with
+ * `tsbs` bodies, also the TSBS-style workload (as `<peer> TSBS`).
+ */
+export async function runLpPeersBench(log: (s: string) => void, tsbs?: Buffer[]): Promise<Record<string, LpRun[]>> {
   const out: Record<string, LpRun[]> = {}
   for (const peer of ['influxdb', 'victoria-metrics']) {
     try {
@@ -132,6 +142,18 @@ export async function runLpPeersBench(log: (s: string) => void): Promise<Record<
           await runBash([PEERS_SH, 'bench', peer, '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency)]),
         )
         out[peer].push({ concurrency, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: NaN })
+      }
+      if (tsbs !== undefined) {
+        if (peer === 'influxdb') {
+          await fetch('http://127.0.0.1:8086/query', { method: 'POST', body: new URLSearchParams({ q: 'CREATE DATABASE tsbs' }) })
+        }
+        const points = tsbs.reduce((n, b) => n + b.toString('latin1').split('\n').length, 0)
+        out[`${peer} TSBS`] = []
+        for (const concurrency of [1, 2]) {
+          log(`${peer}, TSBS cpu, concurrency ${concurrency} ...`)
+          const { seconds } = await tsbsAgainst(PEER_WRITE[peer], tsbs, concurrency)
+          out[`${peer} TSBS`].push({ concurrency, points, pointsPerSec: points / seconds, peakRssMiB: NaN })
+        }
       }
     } finally {
       await runBash([PEERS_SH, 'stop', peer]).catch(() => undefined)

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,lp-peers,ping,pg (default: sql,lp,ping,pg; pg needs Docker or
+ * Select sections with BENCH=sql,lp,tsbs,lp-peers,ping,pg (default: sql,lp,tsbs,ping,pg; pg needs Docker or
  * BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh).
  */
 import { fmt } from './lib.js'
@@ -9,8 +9,9 @@ import { runPingBench } from './ping.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { runLpBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
+import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,ping,pg').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,ping,pg').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -82,9 +83,22 @@ if (selected.has('lp')) {
   )
 }
 
+if (selected.has('tsbs')) {
+  console.log('TSBS-style line protocol over /lineproto/v1/write (cpu: 4000 hosts, 10 tags, 10 fields, batches of 5000, ns)')
+  const runs = await runTsbsBench(log)
+  console.table(
+    Object.fromEntries(
+      runs.map((r) => [
+        `concurrency ${r.concurrency}`,
+        { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec), 'values/s': fmt(r.valuesPerSec), 'adapter peak RSS, MiB': fmt(r.peakRssMiB, 0) },
+      ]),
+    ),
+  )
+}
+
 if (selected.has('lp-peers')) {
-  console.log('line protocol, same workload against peers (peers.sh)')
-  const peers = await runLpPeersBench(log)
+  console.log('line protocol, same workloads against peers (peers.sh)')
+  const peers = await runLpPeersBench(log, tsbsBodies())
   console.table(
     Object.fromEntries(
       Object.entries(peers).flatMap(([name, runs]) =>

@@ -1,0 +1,116 @@
+/**
+ * TSBS-style line-protocol ingest (TSBS "cpu-only" shape): measurement `cpu`, 10 tags (hostname,
+ * region, datacenter, rack, os, arch, team, service, service_version, service_environment),
+ * 10 integer fields (usage_user .. usage_guest_nice), 4000 hosts, 10 s apart, ns timestamps,
+ * batches of 5000 lines. Bodies are generated before timing; every row is counted afterwards.
+ * The same bodies go to the peers in the lp-peers section (tsbsAgainst).
+ *
+ *   BENCH=tsbs npm run bench        BENCH_TSBS_POINTS=400000 (default)
+ */
+import { Agent, request } from 'node:http'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AUTH, sql, startAdapterProcess } from './lib.js'
+
+const HOSTS = 4000
+const BATCH = 5000
+const POINTS = Number(process.env.BENCH_TSBS_POINTS ?? 400_000)
+const FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
+const REGIONS = ['us-east-1', 'us-west-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-southeast-2', 'ap-northeast-1', 'sa-east-1']
+
+export interface TsbsRun {
+  concurrency: number
+  points: number
+  pointsPerSec: number
+  valuesPerSec: number
+  peakRssMiB: number
+}
+
+/** The bodies: `POINTS` lines, time-major (every batch holds all hosts of 1.25 timestamps). */
+export function tsbsBodies(): Buffer[] {
+  const tags = Array.from({ length: HOSTS }, (_, h) => {
+    const region = REGIONS[h % REGIONS.length]
+    return `hostname=host_${h},region=${region},datacenter=${region}${'abc'[h % 3]},rack=${h % 100},os=Ubuntu${h % 2 ? '16.04' : '18.04'}LTS,arch=${h % 2 ? 'x64' : 'x86'},team=${['SF', 'NYC', 'LON', 'CHI'][h % 4]},service=${h % 20},service_version=${h % 2},service_environment=${['production', 'staging', 'test'][h % 3]}`
+  })
+  const t0 = 1_451_606_400_000_000_000n
+  const bodies: Buffer[] = []
+  let lines: string[] = []
+  for (let n = 0; n < POINTS; n++) {
+    const h = n % HOSTS
+    const round = Math.floor(n / HOSTS)
+    let f = ''
+    for (let k = 0; k < FIELDS.length; k++) {
+      f += `${k ? ',' : ''}${FIELDS[k]}=${(h * 7 + round * 13 + k * 31) % 100}i`
+    }
+    lines.push(`cpu,${tags[h]} ${f} ${t0 + BigInt(round) * 10_000_000_000n}`)
+    if (lines.length === BATCH) {
+      bodies.push(Buffer.from(lines.join('\n')))
+      lines = []
+    }
+  }
+  if (lines.length > 0) {
+    bodies.push(Buffer.from(lines.join('\n')))
+  }
+  return bodies
+}
+
+/** POSTs every body to `url` with `concurrency` keep-alive connections; throws on any non-2xx. */
+export async function tsbsAgainst(url: string, bodies: Buffer[], concurrency: number, headers: Record<string, string> = {}): Promise<{ seconds: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const u = new URL(url)
+  let next = 0
+  const post = (body: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const req = request(u, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (d: string) => (text += d))
+        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`${url}: ${res.statusCode} ${text.slice(0, 300)}`))))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  const started = performance.now()
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < bodies.length) {
+          await post(bodies[next++])
+        }
+      }),
+    )
+  } finally {
+    agent.destroy()
+  }
+  return { seconds: (performance.now() - started) / 1000 }
+}
+
+export async function runTsbsBench(log: (s: string) => void): Promise<TsbsRun[]> {
+  log(`generating ${POINTS.toLocaleString('en-US')} TSBS cpu lines (${HOSTS} hosts, 10 tags, 10 fields) ...`)
+  const bodies = tsbsBodies()
+  const dir = mkdtempSync(join(tmpdir(), 'db-adapter-tsbs-'))
+  const runs: TsbsRun[] = []
+  try {
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'tsbs.duckdb')}`, '--log.path=' + dir])
+    try {
+      for (const concurrency of [1, 2]) {
+        const db = `tsbs${concurrency}`
+        await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ns'`)
+        log(`TSBS cpu, concurrency ${concurrency} ...`)
+        const { seconds } = await tsbsAgainst(`${adapter.url}/lineproto/v1/write?db=${db}`, bodies, concurrency, { Authorization: AUTH })
+        const counted = (await sql(adapter.url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }
+        const rows = Number(counted.data[0][0])
+        const hosts = ((await sql(adapter.url, `SELECT DISTINCT tbname FROM ${db}.cpu`)) as { rows: number }).rows
+        if (rows !== POINTS || hosts !== Math.min(HOSTS, POINTS)) {
+          throw new Error(`${db}.cpu holds ${rows} rows of ${hosts} hosts after writing ${POINTS} points`)
+        }
+        runs.push({ concurrency, points: POINTS, pointsPerSec: POINTS / seconds, valuesPerSec: (POINTS * FIELDS.length) / seconds, peakRssMiB: adapter.peakRssMiB() })
+      }
+    } finally {
+      await adapter.stop()
+    }
+    return runs
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
