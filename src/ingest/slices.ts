@@ -24,7 +24,7 @@ export async function forEachLineSlice(
     let end = start + sliceChars >= body.length ? -1 : body.indexOf('\n', start + sliceChars)
     end = end < 0 ? body.length : end + 1
     const slice = start === 0 && end === body.length ? body : body.slice(start, end)
-    const __t=performance.now(); fn(slice, lineOffset); (globalThis as any).__seg?.('slice', performance.now()-__t)
+    fn(slice, lineOffset)
     if (end >= body.length) {
       return
     }

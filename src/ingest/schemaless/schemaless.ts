@@ -896,9 +896,9 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
           }
         })
       }
-      const __t=performance.now(); const batches = state.batches(); (globalThis as any).__seg?.('batches', performance.now()-__t)
+      const batches = state.batches()
       if (batches.length > 0) {
-        const __w=performance.now(); const __p = engine.writeRows(batches); (globalThis as any).__seg?.('writeRows-sync-start', performance.now()-__w); await __p
+        await engine.writeRows(batches)
       }
       return state.result()
     },

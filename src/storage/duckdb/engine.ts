@@ -148,14 +148,13 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
     }
     const chunk = DuckDBDataChunk.create(types, fill)
     chunk.setColumns(fill === CHUNK_ROWS ? cols : cols.map((c) => c.slice(0, fill)))
-    const __t=performance.now(); appender.appendDataChunk(chunk)
-    appender.flushSync(); (globalThis as any).__seg?.('flush', performance.now()-__t)
+    appender.appendDataChunk(chunk)
+    appender.flushSync()
     chunks++
     cols = sources.map(() => new Array<DuckDBValue>(CHUNK_ROWS))
     fill = 0
   }
   let n = 0
-  let __c=performance.now()
   for (const b of batches) {
     const tid = b.tid ?? 0
     for (const row of b.rows) {
@@ -176,10 +175,8 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
       }
       seq++
       if (++fill === CHUNK_ROWS) {
-        (globalThis as any).__seg?.('convert', performance.now()-__c)
         flush()
         await yieldToEventLoop()
-        __c=performance.now()
       }
     }
     n += b.rows.length
