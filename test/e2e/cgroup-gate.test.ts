@@ -223,7 +223,9 @@ describe('memory gate inside a real memory-limited cgroup', () => {
     expect((await write(batch())).status).toBe(204)
     expect((await sql('select count(*) from big.grow')).status).toBe(200)
 
-    // the adapter reports the cgroup working set over the limit (same figure as the files say)
+    // the adapter reports the cgroup working set over the limit (same figure as the files say);
+    // the gauge is a sample taken every 200 ms, so let a couple of samples pass after the write
+    await sleep(600)
     const reported = Number(/^db_adapter_memory_percent (\S+)$/m.exec(await (await get('/metrics')).text())?.[1])
     expect(Math.abs(reported - workingSetPercent(c).percent)).toBeLessThan(5)
 
