@@ -2,7 +2,8 @@
  * @module
  * The schemaless HTTP write endpoints as route modules for src/http/app.ts:
  * `/lineproto/v1/write` (src/rest/lineproto.ts) and `/tsdbproto/v1/put/{json,telnet}/{db}`
- * (src/rest/tsdbproto.ts). A disabled protocol (`lineproto.enable` / `tsdbproto.enable` false)
+ * (src/rest/tsdbproto.ts), `/metricsproto/v1/remote_{write,read}/{db}` (src/rest/metricsproto.ts).
+ * A disabled protocol (`lineproto.enable` / `tsdbproto.enable` / `metricsproto.enable` false)
  * registers no routes, so its paths answer the app's JSON 404.
  */
 import type { Hono } from 'hono'
@@ -12,11 +13,14 @@ import type { Schemaless } from '../ingest/schemaless/schemaless.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../storage/index.js'
 import { createLineprotoRoutes } from './lineproto.js'
+import { createMetricsprotoRoutes } from './metricsproto.js'
 import { createTsdbprotoRoutes } from './tsdbproto.js'
 
 /** The memory gate as the write endpoints need it (src/monitor/gate.ts `Gate` satisfies this). */
 export interface IngestGate {
   allPaused(): boolean
+  /** query endpoints (remote read) also refuse while query-paused */
+  queryPaused?(): boolean
 }
 
 export interface IngestDeps {
@@ -37,6 +41,9 @@ export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; ap
   }
   if (deps.config.tsdbproto.enable) {
     routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }) })
+  }
+  if (deps.config.metricsproto.enable) {
+    routes.push({ prefix: '/metricsproto/v1', app: createMetricsprotoRoutes(deps) })
   }
   return routes
 }

@@ -37,7 +37,8 @@ interface Parsers {
 
 export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
   const app = new Hono()
-  // parsing is synchronous, so one reused parser per format serves every request of this process
+  // each parse() call runs to its end without awaiting, so one reused parser per format serves
+  // every request of this process even when their slices interleave
   const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
   app.post('/put/json/:db', (c) => handlePut(c, deps, parsers, 'json'))
   app.post('/put/telnet/:db', (c) => handlePut(c, deps, parsers, 'telnet'))

@@ -41,5 +41,6 @@ afterAll(async () => {
 
 await import('../ingest/lineproto.test.js')
 await import('../ingest/tsdbproto.test.js')
+await import('../ingest/metricsproto.test.js')
 await import('../ingest/influxdb-client.test.js')
 await import('../ingest/lineproto.fuzz.test.js')

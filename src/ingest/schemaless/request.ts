@@ -61,14 +61,14 @@ export function declaredTooLarge(req: Request, limit: number): boolean {
 }
 
 /**
- * Reads the whole body as UTF-8, failing with BodyTooLarge past `limit` bytes (0 or less: no cap).
+ * Reads the whole body, failing with BodyTooLarge past `limit` bytes (0 or less: no cap).
  * Chunked uploads and decompressed gzip bodies carry no usable Content-Length, so bytes are
  * counted as they arrive and reading stops at the cap.
  */
-export async function readBodyText(req: Request, limit: number): Promise<string> {
+export async function readBodyBytes(req: Request, limit: number): Promise<Buffer> {
   const body = req.body
   if (body === null) {
-    return ''
+    return Buffer.alloc(0)
   }
   const reader = body.getReader()
   const chunks: Uint8Array[] = []
@@ -86,7 +86,12 @@ export async function readBodyText(req: Request, limit: number): Promise<string>
     chunks.push(value)
   }
   if (chunks.length === 1) {
-    return Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength).toString('utf8')
+    return Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength)
   }
-  return Buffer.concat(chunks, total).toString('utf8')
+  return Buffer.concat(chunks, total)
+}
+
+/** `readBodyBytes` as UTF-8 text. */
+export async function readBodyText(req: Request, limit: number): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString('utf8')
 }

@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { compressSync } from 'snappy'
+import { describe, expect, it } from 'vitest'
+import {
+  MatchType,
+  RemoteDecodeError,
+  decodeReadRequest,
+  decodeReadResponse,
+  decodeWriteRequest,
+  encodeReadRequest,
+  encodeReadResponse,
+  encodeWriteRequest,
+} from './proto.js'
+
+const FIXTURES = join(import.meta.dirname, '../../../test/ingest/fixtures')
+const writeBody = readFileSync(join(FIXTURES, 'prom2.42_remote_write.snappy.pb'))
+const readBody = readFileSync(join(FIXTURES, 'prom2.42_remote_read.snappy.pb'))
+
+describe('remote write body (captured from Prometheus 2.42)', () => {
+  it('decodes every series with labels and ms samples, and re-encodes to the same content', () => {
+    const req = decodeWriteRequest(writeBody)
+    expect(req.timeseries).toHaveLength(553)
+    expect(req.metadataCount).toBe(0)
+    const first = req.timeseries[0]
+    expect(first.labels).toEqual([
+      { name: '__name__', value: 'go_gc_duration_seconds' },
+      { name: 'instance', value: '127.0.0.1:9100' },
+      { name: 'job', value: 'node' },
+      { name: 'peer', value: 'probe' },
+      { name: 'quantile', value: '0' },
+    ])
+    expect(first.samples).toEqual([{ value: 0, timestamp: 1795309649214 }])
+    // every series carries __name__ and one sample at the scrape time
+    for (const s of req.timeseries) {
+      expect(s.labels.some((l) => l.name === '__name__')).toBe(true)
+      expect(s.samples.map((x) => x.timestamp)).toEqual([1795309649214])
+    }
+    expect(decodeWriteRequest(encodeWriteRequest(req))).toEqual(req)
+  })
+
+  it('keeps NaN, infinities and negative timestamps through a round trip', () => {
+    const req = {
+      timeseries: [
+        {
+          labels: [{ name: '__name__', value: 'x' }],
+          samples: [
+            { value: Number.NaN, timestamp: 1 },
+            { value: Number.POSITIVE_INFINITY, timestamp: 2 },
+            { value: -0.5, timestamp: -1000 },
+          ],
+        },
+      ],
+    }
+    const back = decodeWriteRequest(encodeWriteRequest(req))
+    expect(back.timeseries[0].samples.map((s) => s.timestamp)).toEqual([1, 2, -1000])
+    expect(back.timeseries[0].samples[0].value).toBeNaN()
+    expect(back.timeseries[0].samples[1].value).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('names what is wrong with a body that is not snappy or not a WriteRequest', () => {
+    expect(() => decodeWriteRequest(Buffer.from('cpu,host=a v=1 1'))).toThrow(RemoteDecodeError)
+    expect(() => decodeWriteRequest(Buffer.from('cpu,host=a v=1 1'))).toThrow(/not snappy/)
+    // valid snappy around bytes that are not the message (a truncated varint)
+    expect(() => decodeWriteRequest(compressSync(Buffer.from([0x0a, 0xff, 0xff])))).toThrow(/not a valid protobuf WriteRequest/)
+  })
+})
+
+describe('remote read body (captured from Prometheus 2.42)', () => {
+  it('decodes the query: time range and matchers, SAMPLES response', () => {
+    const req = decodeReadRequest(readBody)
+    expect(req.acceptedResponseTypes).toEqual([])
+    expect(req.queries).toEqual([
+      {
+        startMs: 1795308988000n,
+        endMs: 1795309648000n,
+        matchers: [
+          { type: MatchType.EQ, name: '__name__', value: 'node_cpu_seconds_total' },
+          { type: MatchType.EQ, name: 'peer', value: 'probe' },
+        ],
+      },
+    ])
+    expect(decodeReadRequest(encodeReadRequest(req))).toEqual(req)
+  })
+
+  it('keeps the whole int64 range Prometheus sends for series lookups, and every matcher type', () => {
+    const req = {
+      queries: [
+        {
+          startMs: -(2n ** 63n),
+          endMs: 2n ** 63n - 1n,
+          matchers: [
+            { type: MatchType.EQ, name: 'a', value: '1' },
+            { type: MatchType.NEQ, name: 'b', value: '' },
+            { type: MatchType.RE, name: 'c', value: 'x.*' },
+            { type: MatchType.NRE, name: 'd', value: 'y|z' },
+          ],
+        },
+      ],
+      acceptedResponseTypes: [0],
+    }
+    expect(decodeReadRequest(encodeReadRequest(req))).toEqual(req)
+  })
+
+  it('responses: one result per query, empty ones included', () => {
+    const results = [{ timeseries: [] }, { timeseries: [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 5 }] }] }]
+    expect(decodeReadResponse(encodeReadResponse(results))).toEqual(results)
+  })
+})
+
+describe('decoding fuzz', () => {
+  it('random and mutated bodies decode or fail with RemoteDecodeError, nothing else', () => {
+    const mutated = fc
+      .tuple(fc.constantFrom(writeBody, readBody), fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 8 }))
+      .map(([body, edits]) => {
+        const b = Buffer.from(body)
+        for (const [at, v] of edits) {
+          b[at % b.length] = v
+        }
+        return b
+      })
+    const snappied = fc.uint8Array({ maxLength: 300 }).map((b) => compressSync(Buffer.from(b)))
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)), mutated, snappied), (body) => {
+        for (const decode of [decodeWriteRequest, decodeReadRequest]) {
+          try {
+            decode(body)
+          } catch (err) {
+            expect(err).toBeInstanceOf(RemoteDecodeError)
+          }
+        }
+      }),
+      { numRuns: 2000 },
+    )
+  })
+})

@@ -1,0 +1,213 @@
+/**
+ * Prometheus remote write / remote read wire format (prometheus/prompb remote.proto and
+ * types.proto, the messages this adapter uses): a protobuf message in snappy block format (not
+ * framed). Pure functions over bytes. Exemplars, native histograms and chunked read responses are
+ * not declared, so their fields are skipped when decoding.
+ */
+import protobuf from 'protobufjs'
+import type Long from 'long'
+import { compressSync, uncompressSync } from 'snappy'
+
+export interface Label {
+  name: string
+  value: string
+}
+
+export interface Sample {
+  value: number
+  /** ms since the epoch */
+  timestamp: number
+}
+
+export interface TimeSeries {
+  labels: Label[]
+  samples: Sample[]
+}
+
+export interface WriteRequest {
+  timeseries: TimeSeries[]
+  /** metadata entries (Prometheus sends metadata-only requests about once a minute) */
+  metadataCount: number
+}
+
+export const MatchType = { EQ: 0, NEQ: 1, RE: 2, NRE: 3 } as const
+export type MatchType = (typeof MatchType)[keyof typeof MatchType]
+
+export interface LabelMatcher {
+  type: MatchType
+  name: string
+  value: string
+}
+
+export interface Query {
+  /** ms; bigint because Prometheus sends the whole int64 range for series lookups */
+  startMs: bigint
+  endMs: bigint
+  matchers: LabelMatcher[]
+}
+
+export interface ReadRequest {
+  queries: Query[]
+  /** 0 SAMPLES, 1 STREAMED_XOR_CHUNKS; only SAMPLES is answered */
+  acceptedResponseTypes: number[]
+}
+
+export interface QueryResult {
+  timeseries: TimeSeries[]
+}
+
+/** A body that is not snappy, not the message, or not a valid one: the client's fault (400). */
+export class RemoteDecodeError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'RemoteDecodeError'
+  }
+}
+
+const root = protobuf.Root.fromJSON({
+  nested: {
+    prometheus: {
+      nested: {
+        WriteRequest: {
+          fields: {
+            timeseries: { rule: 'repeated', type: 'TimeSeries', id: 1 },
+            metadata: { rule: 'repeated', type: 'MetricMetadata', id: 3 },
+          },
+        },
+        MetricMetadata: {
+          fields: {
+            type: { type: 'int32', id: 1 },
+            metricFamilyName: { type: 'string', id: 2 },
+            help: { type: 'string', id: 4 },
+            unit: { type: 'string', id: 5 },
+          },
+        },
+        TimeSeries: {
+          fields: {
+            labels: { rule: 'repeated', type: 'Label', id: 1 },
+            samples: { rule: 'repeated', type: 'Sample', id: 2 },
+          },
+        },
+        Label: { fields: { name: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
+        Sample: { fields: { value: { type: 'double', id: 1 }, timestamp: { type: 'int64', id: 2 } } },
+        ReadRequest: {
+          fields: {
+            queries: { rule: 'repeated', type: 'Query', id: 1 },
+            acceptedResponseTypes: { rule: 'repeated', type: 'int32', id: 2 },
+          },
+        },
+        Query: {
+          fields: {
+            startTimestampMs: { type: 'int64', id: 1 },
+            endTimestampMs: { type: 'int64', id: 2 },
+            matchers: { rule: 'repeated', type: 'LabelMatcher', id: 3 },
+          },
+        },
+        LabelMatcher: {
+          fields: { type: { type: 'int32', id: 1 }, name: { type: 'string', id: 2 }, value: { type: 'string', id: 3 } },
+        },
+        ReadResponse: { fields: { results: { rule: 'repeated', type: 'QueryResult', id: 1 } } },
+        QueryResult: { fields: { timeseries: { rule: 'repeated', type: 'TimeSeries', id: 1 } } },
+      },
+    },
+  },
+})
+
+const WriteRequestType = root.lookupType('prometheus.WriteRequest')
+const ReadRequestType = root.lookupType('prometheus.ReadRequest')
+const ReadResponseType = root.lookupType('prometheus.ReadResponse')
+
+function unsnappy(body: Uint8Array, what: string): Buffer {
+  try {
+    return uncompressSync(body, { asBuffer: true }) as Buffer
+  } catch (err) {
+    throw new RemoteDecodeError(`${what}: body is not snappy block format (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+  }
+}
+
+function decodeMessage(type: protobuf.Type, bytes: Uint8Array, what: string): Record<string, unknown> {
+  try {
+    return type.decode(bytes) as unknown as Record<string, unknown>
+  } catch (err) {
+    throw new RemoteDecodeError(`${what}: not a valid protobuf ${type.name} (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+  }
+}
+
+/** int64 as protobufjs decodes it (a Long, or a number for small values) -> bigint */
+function int64(v: unknown): bigint {
+  if (typeof v === 'number') {
+    return BigInt(v)
+  }
+  if (v === null || v === undefined) {
+    return 0n
+  }
+  const l = v as Long
+  return BigInt.asIntN(64, (BigInt(l.high >>> 0) << 32n) | BigInt(l.low >>> 0))
+}
+
+function toSeries(raw: { labels?: Label[]; samples?: { value?: number; timestamp?: unknown }[] }): TimeSeries {
+  return {
+    labels: (raw.labels ?? []).map((l) => ({ name: l.name ?? '', value: l.value ?? '' })),
+    samples: (raw.samples ?? []).map((s) => ({ value: s.value ?? 0, timestamp: Number(int64(s.timestamp)) })),
+  }
+}
+
+/** A remote-write body (snappy + WriteRequest) -> its series and samples. */
+export function decodeWriteRequest(body: Uint8Array): WriteRequest {
+  const m = decodeMessage(WriteRequestType, unsnappy(body, 'remote write'), 'remote write') as {
+    timeseries?: Parameters<typeof toSeries>[0][]
+    metadata?: unknown[]
+  }
+  return { timeseries: (m.timeseries ?? []).map(toSeries), metadataCount: m.metadata?.length ?? 0 }
+}
+
+/** For tests and benchmarks: the body Prometheus would send for these series. */
+export function encodeWriteRequest(req: { timeseries: TimeSeries[] }): Buffer {
+  return compressSync(WriteRequestType.encode(WriteRequestType.fromObject(req)).finish())
+}
+
+/** A remote-read body (snappy + ReadRequest) -> its queries. */
+export function decodeReadRequest(body: Uint8Array): ReadRequest {
+  const m = decodeMessage(ReadRequestType, unsnappy(body, 'remote read'), 'remote read') as {
+    queries?: { startTimestampMs?: unknown; endTimestampMs?: unknown; matchers?: { type?: number; name?: string; value?: string }[] }[]
+    acceptedResponseTypes?: number[]
+  }
+  const queries = (m.queries ?? []).map((q, i) => ({
+    startMs: int64(q.startTimestampMs),
+    endMs: int64(q.endTimestampMs),
+    matchers: (q.matchers ?? []).map((x, j) => {
+      const type = x.type ?? 0
+      if (type < 0 || type > 3) {
+        throw new RemoteDecodeError(`remote read: query ${i} matcher ${j} (${x.name ?? ''}) has unknown type ${type}`)
+      }
+      return { type: type as MatchType, name: x.name ?? '', value: x.value ?? '' }
+    }),
+  }))
+  return { queries, acceptedResponseTypes: m.acceptedResponseTypes ?? [] }
+}
+
+/** For tests and benchmarks: the body Prometheus would send for these queries. */
+export function encodeReadRequest(req: ReadRequest): Buffer {
+  const msg = {
+    queries: req.queries.map((q) => ({
+      startTimestampMs: q.startMs.toString(),
+      endTimestampMs: q.endMs.toString(),
+      matchers: q.matchers,
+    })),
+    acceptedResponseTypes: req.acceptedResponseTypes,
+  }
+  return compressSync(ReadRequestType.encode(ReadRequestType.fromObject(msg)).finish())
+}
+
+/** The response body: snappy block of ReadResponse, one QueryResult per query. */
+export function encodeReadResponse(results: QueryResult[]): Buffer {
+  return compressSync(ReadResponseType.encode(ReadResponseType.fromObject({ results })).finish())
+}
+
+/** For tests: a response body -> its results. */
+export function decodeReadResponse(body: Uint8Array): QueryResult[] {
+  const m = decodeMessage(ReadResponseType, unsnappy(body, 'remote read response'), 'remote read response') as {
+    results?: { timeseries?: Parameters<typeof toSeries>[0][] }[]
+  }
+  return (m.results ?? []).map((r) => ({ timeseries: (r.timeseries ?? []).map(toSeries) }))
+}

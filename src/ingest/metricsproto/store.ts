@@ -1,0 +1,233 @@
+/**
+ * Prometheus remote write and remote read over the catalog and the engine.
+ *
+ * Write: series -> child tables of `metrics` (created in one catalog transaction when new), all
+ * samples of a request in ONE `engine.writeRows` call (one transaction), NaN and ±Inf (stale
+ * markers among them) stored as NULL.
+ *
+ * Read: the matchers select series from the catalog's cached children of `metrics` (their labels
+ * are the JSON tag), then one engine query reads the samples of just those `_tid`s in the time
+ * range, so a read of a few series does not decode the whole table in JS and no backend-specific
+ * JSON SQL is needed. NULL samples are left out (Prometheus has no value for them).
+ */
+import type { Storage } from '../../storage/index.js'
+import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
+import type { ChildTableSpec } from '../../sql/catalog-types.js'
+import { dbNotExist } from '../../sql/errors.js'
+import { normaliseDbName } from '../schemaless/schemaless.js'
+import type { QueryResult, ReadRequest, TimeSeries, WriteRequest } from './proto.js'
+import {
+  LABELS_TAG,
+  MAX_LABELS_JSON_BYTES,
+  METRICS_STABLE,
+  compileMatchers,
+  labelsObject,
+  seriesKey,
+  seriesTableName,
+  sortLabels,
+} from './series.js'
+
+const COLUMNS: ColumnDef[] = [
+  { name: 'ts', type: 'TIMESTAMP', length: 8 },
+  { name: 'v', type: 'DOUBLE', length: 8 },
+]
+const TAGS: ColumnDef[] = [{ name: LABELS_TAG, type: 'JSON', length: MAX_LABELS_JSON_BYTES }]
+/** bound of the process-wide series key -> child name cache (MD5 per series is the hot cost) */
+const NAME_CACHE_MAX = 200_000
+
+export interface RemoteWriteResult {
+  series: number
+  samples: number
+  /** series that could not be stored, with the reason (the others are written) */
+  rejected: { labels: string; reason: string }[]
+}
+
+const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_000n }
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+function clampTicks(ms: bigint, precision: Precision): bigint {
+  const t = ms * TICKS_PER_MS[precision]
+  return t < INT64_MIN ? INT64_MIN : t > INT64_MAX ? INT64_MAX : t
+}
+
+/** A `metrics` super table that is not the one this protocol stores into: the request cannot be served. */
+export class MetricsSchemaError extends Error {}
+
+function checkMetricsStable(db: string, columns: ColumnDef[], tags: ColumnDef[]): void {
+  const ok =
+    columns.length >= 2 &&
+    columns[1].name === 'v' &&
+    columns[1].type === 'DOUBLE' &&
+    tags.length === 1 &&
+    tags[0].name === LABELS_TAG &&
+    tags[0].type === 'JSON'
+  if (!ok) {
+    throw new MetricsSchemaError(
+      `super table ${db}.${METRICS_STABLE} exists with another schema; remote write/read needs ${METRICS_STABLE}(ts TIMESTAMP, v DOUBLE) TAGS (${LABELS_TAG} JSON)`,
+    )
+  }
+}
+
+export interface RemoteStore {
+  write(db: string, req: WriteRequest, ttl: number): Promise<RemoteWriteResult>
+  read(db: string, req: ReadRequest, rowLimit: number): Promise<QueryResult[]>
+}
+
+export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolean }): RemoteStore {
+  const { catalog, engine } = storage
+  const names = new Map<string, string>()
+
+  async function ensureWritable(db: string): Promise<Precision> {
+    let info = catalog.getDatabase(db)
+    if (info === undefined) {
+      if (!opts.autoCreateDb) {
+        throw dbNotExist(db)
+      }
+      await catalog.createDatabase(db, { precision: 'ns' }, true)
+      info = catalog.getDatabase(db)
+      if (info === undefined) {
+        throw dbNotExist(db)
+      }
+    }
+    const st = catalog.getStable(db, METRICS_STABLE)
+    if (st === undefined) {
+      await catalog.createStable(db, METRICS_STABLE, COLUMNS, TAGS, true)
+    } else {
+      checkMetricsStable(db, st.columns, st.tags)
+    }
+    return info.precision
+  }
+
+  return {
+    async write(rawDb, req, ttl) {
+      const result: RemoteWriteResult = { series: 0, samples: 0, rejected: [] }
+      const series = req.timeseries.filter((s) => s.samples.length > 0)
+      if (series.length === 0) {
+        // metadata-only requests (about one a minute) and empty ones: nothing to store
+        return result
+      }
+      const db = normaliseDbName(rawDb)
+      const precision = await ensureWritable(db)
+      const perMs = TICKS_PER_MS[precision]
+      const byName = new Map<string, { series: TimeSeries[]; labels: Record<string, string>; tid?: number }>()
+      const missing: ChildTableSpec[] = []
+      for (const s of series) {
+        const sorted = sortLabels(s.labels)
+        const key = seriesKey(sorted)
+        let name = names.get(key)
+        if (name === undefined) {
+          name = seriesTableName(key)
+          if (names.size >= NAME_CACHE_MAX) {
+            names.clear()
+          }
+          names.set(key, name)
+        }
+        const seen = byName.get(name)
+        if (seen !== undefined) {
+          seen.series.push(s)
+          continue
+        }
+        const labels = labelsObject(sorted)
+        const entry: { series: TimeSeries[]; labels: Record<string, string>; tid?: number } = { series: [s], labels }
+        const table = catalog.getTable(db, name)
+        if (table !== undefined) {
+          if (table.kind !== 'child' || table.stable !== METRICS_STABLE) {
+            result.rejected.push({ labels: key, reason: `table ${name} exists and is not a child table of ${METRICS_STABLE}` })
+            continue
+          }
+          entry.tid = table.tid
+        } else {
+          if (Buffer.byteLength(JSON.stringify(labels), 'utf8') > MAX_LABELS_JSON_BYTES) {
+            result.rejected.push({ labels: key.slice(0, 200), reason: `labels are longer than ${MAX_LABELS_JSON_BYTES} bytes as JSON` })
+            continue
+          }
+          missing.push({ name, stable: METRICS_STABLE, tags: { [LABELS_TAG]: labels }, ...(ttl > 0 ? { ttl } : {}) })
+        }
+        byName.set(name, entry)
+      }
+      if (missing.length > 0) {
+        const created = catalog.createChildTables
+          ? await catalog.createChildTables(db, missing, true)
+          : await Promise.all(missing.map((m) => catalog.createChildTable(db, m.name, m.stable, m.tags, true, m.ttl)))
+        created.forEach((info: TableInfo) => {
+          const entry = byName.get(info.name)
+          if (entry !== undefined) {
+            entry.tid = info.tid
+          }
+        })
+      }
+      const batches: RowBatch[] = []
+      for (const entry of byName.values()) {
+        if (entry.tid === undefined) {
+          continue
+        }
+        const rows: unknown[][] = []
+        for (const s of entry.series) {
+          for (const sample of s.samples) {
+            rows.push([BigInt(sample.timestamp) * perMs, Number.isFinite(sample.value) ? sample.value : null])
+          }
+        }
+        batches.push({ db, table: METRICS_STABLE, tid: entry.tid, columns: ['ts', 'v'], rows })
+        result.series++
+        result.samples += rows.length
+      }
+      if (batches.length > 0) {
+        await engine.writeRows(batches)
+      }
+      return result
+    },
+
+    async read(rawDb, req, rowLimit) {
+      const db = normaliseDbName(rawDb)
+      const info = catalog.getDatabase(db)
+      if (info === undefined) {
+        throw dbNotExist(db)
+      }
+      const st = catalog.getStable(db, METRICS_STABLE)
+      if (st === undefined) {
+        return req.queries.map(() => ({ timeseries: [] }))
+      }
+      checkMetricsStable(db, st.columns, st.tags)
+      const children = catalog.listTables(db).filter((t) => t.kind === 'child' && t.stable === METRICS_STABLE)
+      const d = engine.dialect
+      const target = `${d.quoteIdent(d.schemaName(db))}.${d.quoteIdent(METRICS_STABLE)}`
+      const ts = d.quoteIdent(st.columns[0].name)
+      const perMs = TICKS_PER_MS[info.precision]
+      const results: QueryResult[] = []
+      for (const q of req.queries) {
+        const match = compileMatchers(q.matchers)
+        const series = new Map<number, { labels: Record<string, unknown>; samples: { value: number; timestamp: number }[] }>()
+        for (const c of children) {
+          const labels = (c.tags?.[LABELS_TAG] ?? {}) as Record<string, unknown>
+          if (match(labels)) {
+            series.set(c.tid, { labels, samples: [] })
+          }
+        }
+        if (series.size > 0) {
+          const tids = series.size === children.length ? '' : ` AND ${d.quoteIdent('_tid')} IN (${[...series.keys()].join(',')})`
+          const sql =
+            `SELECT ${d.quoteIdent('_tid')}, ${ts}, ${d.quoteIdent('v')} FROM ${target} ` +
+            `WHERE ${ts} >= ${clampTicks(q.startMs, info.precision)} AND ${ts} <= ${clampTicks(q.endMs, info.precision)}` +
+            `${tids} AND ${d.quoteIdent('v')} IS NOT NULL ORDER BY ${d.quoteIdent('_tid')}, ${ts}` +
+            (rowLimit >= 0 ? ` LIMIT ${rowLimit}` : '')
+          for (const [tid, t, v] of (await engine.query(sql)) as [number, bigint, number][]) {
+            series.get(Number(tid))?.samples.push({ value: v, timestamp: Number(BigInt(t) / perMs) })
+          }
+        }
+        const timeseries: TimeSeries[] = []
+        for (const s of series.values()) {
+          if (s.samples.length === 0) {
+            continue
+          }
+          const labels = Object.entries(s.labels)
+            .map(([name, value]) => ({ name, value: String(value) }))
+            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          timeseries.push({ labels, samples: s.samples })
+        }
+        results.push({ timeseries })
+      }
+      return results
+    },
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * POST /metricsproto/v1/remote_write/{db} and /remote_read/{db} against the real server: the
+ * captured Prometheus 2.42 body stored and read back through /rest/sql and through remote read,
+ * the storage model (metrics super table, t_<md5> children, JSON labels, NaN as NULL), matchers,
+ * ranges, row limit, gating, auth, errors, 10,000+ series in one request, the enable switch.
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningAdapter } from '../../src/lifecycle.js'
+import { MatchType, decodeReadResponse, encodeReadRequest, encodeWriteRequest, type LabelMatcher, type TimeSeries } from '../../src/ingest/metricsproto/proto.js'
+import { seriesKey, seriesTableName, sortLabels } from '../../src/ingest/metricsproto/series.js'
+import { ROOT_AUTH, post, sql, sqlRows, startIngestServer } from './server.js'
+
+const fixture = readFileSync(join(import.meta.dirname, 'fixtures/prom2.42_remote_write.snappy.pb'))
+let server: RunningAdapter
+let limited: RunningAdapter
+let base: string
+
+const writeTo = (db: string, body: Uint8Array, headers: Record<string, string> = { Authorization: ROOT_AUTH }, url = base) =>
+  post(`${url}/metricsproto/v1/remote_write/${db}`, body, { 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf', ...headers })
+
+async function read(db: string, queries: { startMs: bigint; endMs: bigint; matchers: LabelMatcher[] }[], url = base) {
+  const res = await fetch(`${url}/metricsproto/v1/remote_read/${db}`, {
+    method: 'POST',
+    headers: { Authorization: ROOT_AUTH, 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf' },
+    body: encodeReadRequest({ queries, acceptedResponseTypes: [0] }),
+  })
+  const bytes = Buffer.from(await res.arrayBuffer())
+  return { status: res.status, headers: res.headers, bytes, results: res.status === 200 ? decodeReadResponse(bytes) : [] }
+}
+
+const eq = (name: string, value: string): LabelMatcher => ({ type: MatchType.EQ, name, value })
+const ALL = { startMs: -(2n ** 63n), endMs: 2n ** 63n - 1n }
+
+beforeAll(async () => {
+  server = await startIngestServer((c) => {
+    c.smlAutoCreateDB = true
+  })
+  base = server.url
+  limited = await startIngestServer((c) => {
+    c.restfulRowLimit = 3
+    c.http.maxBodySize = 64 * 1024
+  })
+})
+
+afterAll(async () => {
+  await server.stop()
+  await limited.stop()
+})
+
+describe('remote write', () => {
+  it('stores the captured Prometheus body: metrics super table, one t_<md5> child per series, labels as JSON', async () => {
+    const res = await writeTo('prom', fixture)
+    expect(res.status, res.text).toBe(204)
+    expect(await describeRows('prom.metrics')).toEqual([
+      ['ts', 'TIMESTAMP', 8, ''],
+      ['v', 'DOUBLE', 8, ''],
+      ['labels', 'JSON', 4095, 'TAG'],
+    ])
+    expect(await sqlRows(base, 'select count(*) from prom.metrics')).toEqual([[553]])
+    const name = seriesTableName(
+      seriesKey(
+        sortLabels([
+          { name: '__name__', value: 'scrape_series_added' },
+          { name: 'instance', value: '127.0.0.1:9100' },
+          { name: 'job', value: 'node' },
+          { name: 'peer', value: 'probe' },
+        ]),
+      ),
+    )
+    // the sample's ms timestamp as `date -u -d @1795309649.214` prints it, in the ns database
+    const rows = await sqlRows(base, `select ts, v, labels from prom.${name}`)
+    expect(rows).toEqual([['2026-11-22T01:07:29.214000000Z', 548, { __name__: 'scrape_series_added', instance: '127.0.0.1:9100', job: 'node', peer: 'probe' }]])
+    // the same body again overwrites (same series, same timestamps)
+    expect((await writeTo('prom', fixture)).status).toBe(204)
+    expect(await sqlRows(base, 'select count(*) from prom.metrics')).toEqual([[553]])
+  })
+
+  it('NaN and infinities (stale markers among them) are stored as NULL; metadata-only and empty requests succeed', async () => {
+    const body = encodeWriteRequest({
+      timeseries: [{ labels: [{ name: '__name__', value: 'stale' }], samples: [{ value: Number.NaN, timestamp: 1000 }, { value: Infinity, timestamp: 2000 }, { value: 2.5, timestamp: 3000 }] }],
+    })
+    expect((await writeTo('prom', body)).status).toBe(204)
+    const name = seriesTableName('__name__=stale')
+    expect(await sqlRows(base, `select v from prom.${name} order by ts`)).toEqual([[null], [null], [2.5]])
+    expect((await writeTo('prom', encodeWriteRequest({ timeseries: [] }))).status).toBe(204)
+  })
+
+  it('a request of 10,000+ series with several samples each is written in one go', async () => {
+    const timeseries: TimeSeries[] = Array.from({ length: 12_000 }, (_, i) => ({
+      labels: [{ name: '__name__', value: 'big' }, { name: 'i', value: String(i) }],
+      samples: [{ value: i, timestamp: 1_700_000_000_000 }, { value: i + 0.5, timestamp: 1_700_000_015_000 }],
+    }))
+    const res = await writeTo('prombig', encodeWriteRequest({ timeseries }))
+    expect(res.status, res.text).toBe(204)
+    expect(await sqlRows(base, 'select count(*), sum(v) from prombig.metrics')).toEqual([[24_000, 12_000 * 11_999 + 6000]])
+  })
+
+  it('auth, undecodable bodies, bad ttl, missing database, disabled-auto-create and a clashing super table are clear 4xx', async () => {
+    expect((await writeTo('prom', fixture, {})).status).toBe(401)
+    expect((await writeTo('prom', fixture, { Authorization: `Basic ${Buffer.from('root:wrong').toString('base64')}` })).status).toBe(401)
+    const notSnappy = await writeTo('prom', Buffer.from('cpu v=1'))
+    expect(notSnappy.status).toBe(400)
+    expect(notSnappy.text).toMatch(/not snappy/)
+    const badTtl = await post(`${base}/metricsproto/v1/remote_write/prom?ttl=x`, fixture, { Authorization: ROOT_AUTH })
+    expect(badTtl.status).toBe(400)
+    // limited has smlAutoCreateDB off
+    const missing = await writeTo('nosuchdb', fixture, { Authorization: ROOT_AUTH }, limited.url)
+    expect(missing.status).toBe(404)
+    expect(missing.text).toMatch(/database does not exist/)
+    await sql(base, "create database clash precision 'ms'")
+    await sql(base, 'create stable clash.metrics (ts timestamp, value double) tags (t nchar(8))')
+    const clash = await writeTo('clash', fixture)
+    expect(clash.status).toBe(400)
+    expect(clash.text).toMatch(/exists with another schema/)
+  })
+
+  it('413 over http.maxBodySize', async () => {
+    const timeseries = Array.from({ length: 5000 }, (_, i) => ({ labels: [{ name: '__name__', value: `m${i}` }, { name: 'pad', value: 'x'.repeat(20) + i }], samples: [{ value: i, timestamp: i }] }))
+    expect((await writeTo('prom', encodeWriteRequest({ timeseries }), { Authorization: ROOT_AUTH }, limited.url)).status).toBe(413)
+  })
+})
+
+describe('remote read', () => {
+  beforeAll(async () => {
+    const series = (labels: Record<string, string>, samples: [number, number][]): TimeSeries => ({
+      labels: Object.entries(labels).map(([name, value]) => ({ name, value })),
+      samples: samples.map(([timestamp, value]) => ({ timestamp, value })),
+    })
+    const body = encodeWriteRequest({
+      timeseries: [
+        series({ __name__: 'http_requests_total', method: 'GET', code: '200' }, [[1000, 1], [2000, 2], [3000, 3]]),
+        series({ __name__: 'http_requests_total', method: 'POST', code: '500' }, [[3000, 30], [1000, 10], [2000, 20]]),
+        series({ __name__: 'http_requests_total', method: 'GET', code: '404', handler: '/x' }, [[1000, 100]]),
+        series({ __name__: 'up', job: 'node' }, [[1500, 1], [2500, Number.NaN]]),
+      ],
+    })
+    expect((await writeTo('rr', body)).status).toBe(204)
+    await sql(limited.url, "create database rr precision 'ms'")
+    expect((await writeTo('rr', body, { Authorization: ROOT_AUTH }, limited.url)).status).toBe(204)
+  })
+
+  const names = (r: { timeseries: TimeSeries[] }) => r.timeseries.map((s) => Object.fromEntries(s.labels.map((l) => [l.name, l.value])))
+
+  it('answers snappy protobuf with labels sorted by name and samples sorted by time', async () => {
+    const r = await read('rr', [{ startMs: 0n, endMs: 10_000n, matchers: [eq('__name__', 'http_requests_total'), eq('method', 'POST')] }])
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toBe('application/x-protobuf')
+    expect(r.headers.get('content-encoding')).toBe('snappy')
+    expect(r.results).toEqual([
+      {
+        timeseries: [
+          {
+            labels: [{ name: '__name__', value: 'http_requests_total' }, { name: 'code', value: '500' }, { name: 'method', value: 'POST' }],
+            samples: [{ timestamp: 1000, value: 10 }, { timestamp: 2000, value: 20 }, { timestamp: 3000, value: 30 }],
+          },
+        ],
+      },
+    ])
+  })
+
+  it('every matcher type, anchored regexes, label="" for absent labels, one result per query even when empty', async () => {
+    const r = await read('rr', [
+      { ...ALL, matchers: [eq('__name__', 'nothing_here')] },
+      { ...ALL, matchers: [eq('__name__', 'http_requests_total'), { type: MatchType.NEQ, name: 'method', value: 'GET' }] },
+      { ...ALL, matchers: [{ type: MatchType.RE, name: 'code', value: '2..|4..' }] },
+      { ...ALL, matchers: [{ type: MatchType.RE, name: 'code', value: '0' }] },
+      { ...ALL, matchers: [eq('__name__', 'http_requests_total'), { type: MatchType.NRE, name: 'code', value: '5..' }] },
+      { ...ALL, matchers: [eq('__name__', 'http_requests_total'), eq('handler', '')] },
+    ])
+    expect(r.results).toHaveLength(6)
+    expect(names(r.results[0])).toEqual([])
+    expect(names(r.results[1]).map((l) => l.code)).toEqual(['500'])
+    expect(names(r.results[2]).map((l) => l.code).sort()).toEqual(['200', '404'])
+    expect(names(r.results[3])).toEqual([])
+    expect(names(r.results[4]).map((l) => l.code).sort()).toEqual(['200', '404'])
+    expect(names(r.results[5]).map((l) => l.code).sort()).toEqual(['200', '500'])
+  })
+
+  it('the time range is inclusive and the full int64 range works; NULL (NaN) samples are left out', async () => {
+    const r = await read('rr', [
+      { startMs: 2000n, endMs: 3000n, matchers: [eq('method', 'GET'), eq('code', '200')] },
+      { ...ALL, matchers: [eq('__name__', 'up')] },
+    ])
+    expect(r.results[0].timeseries[0].samples.map((s) => s.timestamp)).toEqual([2000, 3000])
+    expect(r.results[1].timeseries[0].samples).toEqual([{ timestamp: 1500, value: 1 }])
+  })
+
+  it('restfulRowLimit caps the samples of each query', async () => {
+    const r = await read('rr', [{ ...ALL, matchers: [eq('__name__', 'http_requests_total')] }, { ...ALL, matchers: [eq('__name__', 'up')] }], limited.url)
+    expect(r.results[0].timeseries.reduce((n, s) => n + s.samples.length, 0)).toBe(3)
+    expect(r.results[1].timeseries.reduce((n, s) => n + s.samples.length, 0)).toBe(1)
+  })
+
+  it('query-paused refuses reads (503, Retry-After) but not writes; all-paused refuses both', async () => {
+    server.gate.set('query-paused')
+    try {
+      const r = await read('rr', [{ ...ALL, matchers: [eq('__name__', 'up')] }])
+      expect(r.status).toBe(503)
+      expect(r.headers.get('Retry-After')).toBe('120')
+      expect(r.bytes.toString()).toBe('"query memory exceeds threshold"')
+      expect((await writeTo('rr', encodeWriteRequest({ timeseries: [] }))).status).toBe(204)
+    } finally {
+      server.gate.set('normal')
+    }
+    server.gate.set('all-paused')
+    try {
+      expect((await read('rr', [])).status).toBe(503)
+      expect((await writeTo('rr', fixture)).status).toBe(503)
+    } finally {
+      server.gate.set('normal')
+    }
+  })
+
+  it('bad bodies, bad regexes, missing databases and credentials are 4xx', async () => {
+    const notSnappy = await post(`${base}/metricsproto/v1/remote_read/rr`, 'x', { Authorization: ROOT_AUTH })
+    expect(notSnappy.status).toBe(400)
+    const badRe = await read('rr', [{ ...ALL, matchers: [{ type: MatchType.RE, name: 'code', value: '(' }] }])
+    expect(badRe.status).toBe(400)
+    expect(badRe.bytes.toString()).toMatch(/invalid regular expression/)
+    expect((await read('nosuchdb', [{ ...ALL, matchers: [] }])).status).toBe(404)
+    expect((await post(`${base}/metricsproto/v1/remote_read/rr`, encodeReadRequest({ queries: [], acceptedResponseTypes: [] }))).status).toBe(401)
+  })
+})
+
+describe('metricsproto.enable', () => {
+  it('false removes both routes (404)', async () => {
+    const off = await startIngestServer((c) => {
+      c.metricsproto.enable = false
+    })
+    try {
+      expect((await writeTo('prom', fixture, { Authorization: ROOT_AUTH }, off.url)).status).toBe(404)
+      expect((await post(`${off.url}/metricsproto/v1/remote_read/prom`, 'x', { Authorization: ROOT_AUTH })).status).toBe(404)
+    } finally {
+      await off.stop()
+    }
+  })
+})
+
+async function describeRows(table: string): Promise<unknown[][]> {
+  return (await sqlRows(base, `describe ${table}`)).map((r) => r.slice(0, 4))
+}
