@@ -42,5 +42,6 @@ afterAll(async () => {
 await import('../ingest/lineproto.test.js')
 await import('../ingest/tsdbproto.test.js')
 await import('../ingest/metricsproto.test.js')
+await import('../e2e/prometheus.test.js')
 await import('../ingest/influxdb-client.test.js')
 await import('../ingest/lineproto.fuzz.test.js')
