@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
 import { createServer } from 'node:net'
 
 /** A free TCP port on loopback (the kernel picks it). */
@@ -100,4 +101,37 @@ export function median(xs: number[]): number {
 
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: digits })
+}
+
+/**
+ * POSTs every body to `url` over `concurrency` keep-alive connections, as fast as answers come;
+ * throws on any non-2xx. Bodies are built before timing, so only sending and serving is timed.
+ */
+export async function postBodies(url: string, bodies: Buffer[], concurrency: number, headers: Record<string, string> = {}): Promise<{ seconds: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+  const u = new URL(url)
+  let next = 0
+  const post = (body: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const req = request(u, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (d: string) => (text += d))
+        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`${url}: ${res.statusCode} ${text.slice(0, 300)}`))))
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+  const started = performance.now()
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < bodies.length) {
+          await post(bodies[next++])
+        }
+      }),
+    )
+  } finally {
+    agent.destroy()
+  }
+  return { seconds: (performance.now() - started) / 1000 }
 }

@@ -8,8 +8,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { sql, startAdapterProcess } from './lib.js'
-import { tsbsAgainst } from './tsbs.bench.js'
+import { postBodies, sql, startAdapterProcess } from './lib.js'
 
 const GEN_LP = resolve(process.env.BENCH_GEN_LP ?? '../shared/tools/gen_lp.mjs')
 const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
@@ -151,7 +150,7 @@ export async function runLpPeersBench(log: (s: string) => void, tsbs?: Buffer[])
         out[`${peer} TSBS`] = []
         for (const concurrency of [1, 2]) {
           log(`${peer}, TSBS cpu, concurrency ${concurrency} ...`)
-          const { seconds } = await tsbsAgainst(PEER_WRITE[peer], tsbs, concurrency)
+          const { seconds } = await postBodies(PEER_WRITE[peer], tsbs, concurrency)
           out[`${peer} TSBS`].push({ concurrency, points, pointsPerSec: points / seconds, peakRssMiB: NaN })
         }
       }

@@ -1,17 +1,18 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,lp-peers,ping,pg (default: sql,lp,tsbs,ping,pg; pg needs Docker or
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,ping,pg (default: sql,lp,tsbs,prom,ping,pg; pg needs Docker or
  * BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh).
  */
 import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
+import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { runLpBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,ping,pg').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -94,6 +95,15 @@ if (selected.has('tsbs')) {
       ]),
     ),
   )
+}
+
+if (selected.has('prom')) {
+  console.log('Prometheus remote write (bodies of 2,000 samples, 10,000 series) and remote read')
+  const r = await runPromBench(log)
+  console.table(
+    Object.fromEntries(r.write.map((w) => [`${w.target}, concurrency ${w.concurrency}`, { samples: fmt(w.samples), 'samples/s': fmt(w.samplesPerSec) }])),
+  )
+  log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
 }
 
 if (selected.has('lp-peers')) {

@@ -3,15 +3,14 @@
  * region, datacenter, rack, os, arch, team, service, service_version, service_environment),
  * 10 integer fields (usage_user .. usage_guest_nice), 4000 hosts, 10 s apart, ns timestamps,
  * batches of 5000 lines. Bodies are generated before timing; every row is counted afterwards.
- * The same bodies go to the peers in the lp-peers section (tsbsAgainst).
+ * The same bodies go to the peers in the lp-peers section.
  *
  *   BENCH=tsbs npm run bench        BENCH_TSBS_POINTS=400000 (default)
  */
-import { Agent, request } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AUTH, sql, startAdapterProcess } from './lib.js'
+import { AUTH, postBodies, sql, startAdapterProcess } from './lib.js'
 
 const HOSTS = 4000
 const BATCH = 5000
@@ -55,36 +54,6 @@ export function tsbsBodies(): Buffer[] {
   return bodies
 }
 
-/** POSTs every body to `url` with `concurrency` keep-alive connections; throws on any non-2xx. */
-export async function tsbsAgainst(url: string, bodies: Buffer[], concurrency: number, headers: Record<string, string> = {}): Promise<{ seconds: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
-  const u = new URL(url)
-  let next = 0
-  const post = (body: Buffer): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const req = request(u, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(body.length) } }, (res) => {
-        let text = ''
-        res.setEncoding('utf8').on('data', (d: string) => (text += d))
-        res.on('end', () => ((res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`${url}: ${res.statusCode} ${text.slice(0, 300)}`))))
-      })
-      req.on('error', reject)
-      req.end(body)
-    })
-  const started = performance.now()
-  try {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < bodies.length) {
-          await post(bodies[next++])
-        }
-      }),
-    )
-  } finally {
-    agent.destroy()
-  }
-  return { seconds: (performance.now() - started) / 1000 }
-}
-
 export async function runTsbsBench(log: (s: string) => void): Promise<TsbsRun[]> {
   log(`generating ${POINTS.toLocaleString('en-US')} TSBS cpu lines (${HOSTS} hosts, 10 tags, 10 fields) ...`)
   const bodies = tsbsBodies()
@@ -97,7 +66,7 @@ export async function runTsbsBench(log: (s: string) => void): Promise<TsbsRun[]>
         const db = `tsbs${concurrency}`
         await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ns'`)
         log(`TSBS cpu, concurrency ${concurrency} ...`)
-        const { seconds } = await tsbsAgainst(`${adapter.url}/lineproto/v1/write?db=${db}`, bodies, concurrency, { Authorization: AUTH })
+        const { seconds } = await postBodies(`${adapter.url}/lineproto/v1/write?db=${db}`, bodies, concurrency, { Authorization: AUTH })
         const counted = (await sql(adapter.url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }
         const rows = Number(counted.data[0][0])
         const hosts = ((await sql(adapter.url, `SELECT DISTINCT tbname FROM ${db}.cpu`)) as { rows: number }).rows

@@ -14,7 +14,7 @@
 import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
-import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest, encodeReadResponse } from '../ingest/metricsproto/proto.js'
+import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
 import { MetricsSchemaError, createRemoteStore } from '../ingest/metricsproto/store.js'
 import type { RemoteStore } from '../ingest/metricsproto/store.js'
 import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyBytes } from '../ingest/schemaless/request.js'
@@ -106,8 +106,8 @@ async function handleRead(c: Context, deps: IngestDeps, store: RemoteStore): Pro
   }
   const db = c.req.param('db') as string
   try {
-    const results = await store.read(db, decodeReadRequest(body), deps.config.restfulRowLimit)
-    return new Response(encodeReadResponse(results), {
+    const response = await store.read(db, decodeReadRequest(body), deps.config.restfulRowLimit)
+    return new Response(response, {
       status: 200,
       headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },
     })

@@ -8,14 +8,16 @@
  * Read: the matchers select series from the catalog's cached children of `metrics` (their labels
  * are the JSON tag), then one engine query reads the samples of just those `_tid`s in the time
  * range, so a read of a few series does not decode the whole table in JS and no backend-specific
- * JSON SQL is needed. NULL samples are left out (Prometheus has no value for them).
+ * JSON SQL is needed. Rows are streamed into the protobuf response as they come (bounded JS
+ * memory for large reads). NULL samples are left out (Prometheus has no value for them).
  */
 import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
 import type { ChildTableSpec } from '../../sql/catalog-types.js'
 import { dbNotExist } from '../../sql/errors.js'
 import { normaliseDbName } from '../schemaless/schemaless.js'
-import type { QueryResult, ReadRequest, TimeSeries, WriteRequest } from './proto.js'
+import { ReadResponseBuilder } from './proto.js'
+import type { Label, ReadRequest, TimeSeries, WriteRequest } from './proto.js'
 import {
   LABELS_TAG,
   MAX_LABELS_JSON_BYTES,
@@ -71,7 +73,8 @@ function checkMetricsStable(db: string, columns: ColumnDef[], tags: ColumnDef[])
 
 export interface RemoteStore {
   write(db: string, req: WriteRequest, ttl: number): Promise<RemoteWriteResult>
-  read(db: string, req: ReadRequest, rowLimit: number): Promise<QueryResult[]>
+  /** the response body: snappy ReadResponse, one QueryResult per query */
+  read(db: string, req: ReadRequest, rowLimit: number): Promise<Buffer>
 }
 
 export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolean }): RemoteStore {
@@ -184,50 +187,57 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
       if (info === undefined) {
         throw dbNotExist(db)
       }
+      const out = new ReadResponseBuilder()
       const st = catalog.getStable(db, METRICS_STABLE)
-      if (st === undefined) {
-        return req.queries.map(() => ({ timeseries: [] }))
+      if (st !== undefined) {
+        checkMetricsStable(db, st.columns, st.tags)
       }
-      checkMetricsStable(db, st.columns, st.tags)
-      const children = catalog.listTables(db).filter((t) => t.kind === 'child' && t.stable === METRICS_STABLE)
+      const children = st === undefined ? [] : catalog.listTables(db).filter((t) => t.kind === 'child' && t.stable === METRICS_STABLE)
       const d = engine.dialect
       const target = `${d.quoteIdent(d.schemaName(db))}.${d.quoteIdent(METRICS_STABLE)}`
-      const ts = d.quoteIdent(st.columns[0].name)
+      const ts = d.quoteIdent(st?.columns[0].name ?? 'ts')
+      const tid = d.quoteIdent('_tid')
       const perMs = TICKS_PER_MS[info.precision]
-      const results: QueryResult[] = []
       for (const q of req.queries) {
         const match = compileMatchers(q.matchers)
-        const series = new Map<number, { labels: Record<string, unknown>; samples: { value: number; timestamp: number }[] }>()
+        const labelsOf = new Map<number, Label[]>()
         for (const c of children) {
           const labels = (c.tags?.[LABELS_TAG] ?? {}) as Record<string, unknown>
           if (match(labels)) {
-            series.set(c.tid, { labels, samples: [] })
+            labelsOf.set(
+              c.tid,
+              sortLabels(Object.entries(labels).map(([name, value]) => ({ name, value: String(value) }))),
+            )
           }
         }
-        if (series.size > 0) {
-          const tids = series.size === children.length ? '' : ` AND ${d.quoteIdent('_tid')} IN (${[...series.keys()].join(',')})`
+        if (labelsOf.size > 0) {
+          const tids = labelsOf.size === children.length ? '' : ` AND ${tid} IN (${[...labelsOf.keys()].join(',')})`
           const sql =
-            `SELECT ${d.quoteIdent('_tid')}, ${ts}, ${d.quoteIdent('v')} FROM ${target} ` +
+            `SELECT ${tid}, ${ts}, ${d.quoteIdent('v')} FROM ${target} ` +
             `WHERE ${ts} >= ${clampTicks(q.startMs, info.precision)} AND ${ts} <= ${clampTicks(q.endMs, info.precision)}` +
-            `${tids} AND ${d.quoteIdent('v')} IS NOT NULL ORDER BY ${d.quoteIdent('_tid')}, ${ts}` +
+            `${tids} AND ${d.quoteIdent('v')} IS NOT NULL ORDER BY ${tid}, ${ts}` +
             (rowLimit >= 0 ? ` LIMIT ${rowLimit}` : '')
-          for (const [tid, t, v] of (await engine.query(sql)) as [number, bigint, number][]) {
-            series.get(Number(tid))?.samples.push({ value: v, timestamp: Number(BigInt(t) / perMs) })
+          // rows arrive grouped by series (ORDER BY _tid) and go straight into protobuf bytes
+          let current: number | undefined
+          for await (const chunk of engine.stream(sql, { chunkRows: 8192 })) {
+            for (const [t, tick, v] of chunk as [number, bigint, number][]) {
+              if (t !== current) {
+                if (current !== undefined) {
+                  out.endSeries()
+                }
+                current = Number(t)
+                out.beginSeries(labelsOf.get(current) ?? [])
+              }
+              out.sample(v, Number(BigInt(tick) / perMs))
+            }
+          }
+          if (current !== undefined) {
+            out.endSeries()
           }
         }
-        const timeseries: TimeSeries[] = []
-        for (const s of series.values()) {
-          if (s.samples.length === 0) {
-            continue
-          }
-          const labels = Object.entries(s.labels)
-            .map(([name, value]) => ({ name, value: String(value) }))
-            .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-          timeseries.push({ labels, samples: s.samples })
-        }
-        results.push({ timeseries })
+        out.endQuery()
       }
-      return results
+      return out.finish()
     },
   }
 }
