@@ -34,6 +34,8 @@ const COLUMNS: ColumnDef[] = [
   { name: 'v', type: 'DOUBLE', length: 8 },
 ]
 const TAGS: ColumnDef[] = [{ name: LABELS_TAG, type: 'JSON', length: MAX_LABELS_JSON_BYTES }]
+/** one array for every batch, so the engine groups a request's thousands of series by identity */
+const WRITE_COLUMNS = ['ts', 'v']
 /** bound of the process-wide series key -> child name cache (MD5 per series is the hot cost) */
 const NAME_CACHE_MAX = 200_000
 
@@ -113,7 +115,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
       const db = normaliseDbName(rawDb)
       const precision = await ensureWritable(db)
       const perMs = TICKS_PER_MS[precision]
-      const byName = new Map<string, { series: TimeSeries[]; labels: Record<string, string>; tid?: number }>()
+      const byName = new Map<string, { series: TimeSeries[]; tid?: number }>()
       const missing: ChildTableSpec[] = []
       for (const s of series) {
         const sorted = sortLabels(s.labels)
@@ -131,8 +133,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
           seen.series.push(s)
           continue
         }
-        const labels = labelsObject(sorted)
-        const entry: { series: TimeSeries[]; labels: Record<string, string>; tid?: number } = { series: [s], labels }
+        const entry: { series: TimeSeries[]; tid?: number } = { series: [s] }
         const table = catalog.getTable(db, name)
         if (table !== undefined) {
           if (table.kind !== 'child' || table.stable !== METRICS_STABLE) {
@@ -141,6 +142,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
           }
           entry.tid = table.tid
         } else {
+          const labels = labelsObject(sorted)
           if (Buffer.byteLength(JSON.stringify(labels), 'utf8') > MAX_LABELS_JSON_BYTES) {
             result.rejected.push({ labels: key.slice(0, 200), reason: `labels are longer than ${MAX_LABELS_JSON_BYTES} bytes as JSON` })
             continue
@@ -171,7 +173,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
             rows.push([BigInt(sample.timestamp) * perMs, Number.isFinite(sample.value) ? sample.value : null])
           }
         }
-        batches.push({ db, table: METRICS_STABLE, tid: entry.tid, columns: ['ts', 'v'], rows })
+        batches.push({ db, table: METRICS_STABLE, tid: entry.tid, columns: WRITE_COLUMNS, rows })
         result.series++
         result.samples += rows.length
       }
