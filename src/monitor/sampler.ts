@@ -129,6 +129,7 @@ function effectiveLimit(loc: CgroupLocation, totalMemory: number): number | unde
 
 export interface MonitorGauges {
   memoryPercent: Gauge
+  memoryLimitBytes: Gauge
   cpuPercent: Gauge
   gateState: Gauge
 }
@@ -139,6 +140,11 @@ export function createMonitorGauges(registry: Registry): MonitorGauges {
     memoryPercent: new Gauge({
       name: 'db_adapter_memory_percent',
       help: 'memory in use as a percent of the memory the adapter may use (cgroup limit with monitor.incgroup, else physical memory)',
+      registers: [registry],
+    }),
+    memoryLimitBytes: new Gauge({
+      name: 'db_adapter_memory_limit_bytes',
+      help: 'the memory the adapter may use, which memory_percent is measured against (the cgroup limit with monitor.incgroup, else physical memory)',
       registers: [registry],
     }),
     cpuPercent: new Gauge({
@@ -199,6 +205,7 @@ export function createSampler({ probe, gate, thresholds, intervalMs, logger, gau
     last.memoryPercent = mem.percent
     last.cpuPercent = cpu
     gauges?.memoryPercent.set(mem.percent)
+    gauges?.memoryLimitBytes.set(mem.limitBytes)
     gauges?.cpuPercent.set(cpu)
 
     const before = gate.state

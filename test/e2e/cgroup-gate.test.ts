@@ -226,8 +226,11 @@ describe('memory gate inside a real memory-limited cgroup', () => {
     // the adapter reports the cgroup working set over the limit (same figure as the files say);
     // the gauge is a sample taken every 200 ms, so let a couple of samples pass after the write
     await sleep(600)
-    const reported = Number(/^db_adapter_memory_percent (\S+)$/m.exec(await (await get('/metrics')).text())?.[1])
+    const exposition = await (await get('/metrics')).text()
+    const reported = Number(/^db_adapter_memory_percent (\S+)$/m.exec(exposition)?.[1])
     expect(Math.abs(reported - workingSetPercent(c).percent)).toBeLessThan(5)
+    // and the limit it measures against is the cgroup's
+    expect(Number(/^db_adapter_memory_limit_bytes (\S+)$/m.exec(exposition)?.[1])).toBe(LIMIT)
 
     // --- grow past the query threshold
     await growUntil503('?action=query', 200)

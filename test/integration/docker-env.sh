@@ -80,24 +80,8 @@ _dbadapter_docker_env() {
   DB_ADAPTER_TEST_PG_IMAGE="$tag"
 }
 
-# Debian mirror from the apt sources (deb822 `URIs:` or one-line `deb <uri> <suite>`), so the
-# build uses whatever mirror/proxy this machine is configured for.
-_dbadapter_debian_mirror() {
-  local f uri=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri="$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i ~ /debian\/?$/) { print $i; exit } }' "$f")"
-    [ -n "$uri" ] && break
-  done
-  if [ -z "$uri" ]; then
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-      [ -f "$f" ] || continue
-      uri="$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/ && $i ~ /debian\/?$/) { print $i; exit } }' "$f")"
-      [ -n "$uri" ] && break
-    done
-  fi
-  printf '%s\n' "${uri:-http://deb.debian.org/debian}"
-}
+# shellcheck source=../lib/debian-mirror.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/debian-mirror.sh"
 
 _dbadapter_build_pg_image() {
   local tag="$1" sudo="$2" recipe="$3"
@@ -108,7 +92,7 @@ _dbadapter_build_pg_image() {
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends debootstrap >&2
   fi
   local mirror root
-  mirror="$(_dbadapter_debian_mirror)"
+  mirror="$(dbadapter_debian_mirror)"
   root="$(mktemp -d /tmp/db-adapter-pg-rootfs.XXXXXX)"
   say "debootstrap bookworm + postgresql-15 from $mirror into $root"
   if ! $sudo debootstrap --variant=minbase --include=postgresql-15 bookworm "$root" "$mirror" >"$root.log" 2>&1; then
