@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Builds the real Dockerfile and checks the image the way a user runs it (called by .ci/run;
+# runnable by hand). Where no registry exists, the base image is built locally: a Debian
+# minbase root filesystem (debootstrap) plus this machine's node and npm, `docker import`ed and
+# cached by tag; with a registry, set BASE_IMAGE=node:20-bookworm-slim instead.
+#
+# Checks: /-/ping; a line-protocol write read back through /rest/sql; the process runs as a
+# non-root user; the memory gate measures against the container's --memory limit; read-only
+# root filesystem; `docker stop` ends it cleanly (exit 0, graceful-shutdown log) in the grace period.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+say() { printf '[container] %s\n' "$*" >&2; }
+fail() { say "FAILED: $*"; [ -n "${CID:-}" ] && docker logs "$CID" 2>&1 | tail -n 40 >&2; exit 1; }
+
+eval "$(bash test/integration/docker-env.sh)"
+# shellcheck source=../lib/debian-mirror.sh
+source test/lib/debian-mirror.sh
+
+NODE_BIN="$(readlink -f "$(command -v node)")"
+NODE_VERSION="$(node --version)"
+BASE_IMAGE="${BASE_IMAGE:-db-adapter/node-base:${NODE_VERSION#v}-local}"
+IMAGE="${IMAGE:-db-adapter:ci}"
+MEMORY_LIMIT=$((512 * 1024 * 1024))
+
+if [[ "$BASE_IMAGE" == *-local ]] && ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+  root="$(mktemp -d /tmp/db-adapter-node-rootfs.XXXXXX)"
+  trap 'rm -rf "$root" "$root.log"' EXIT
+  mirror="$(dbadapter_debian_mirror)"
+  say "debootstrap bookworm (+ tini, ca-certificates, libstdc++6) from $mirror; node $NODE_VERSION from $NODE_BIN"
+  debootstrap --variant=minbase --include=tini,ca-certificates,libstdc++6 bookworm "$root" "$mirror" >"$root.log" 2>&1 \
+    || { tail -n 30 "$root.log" >&2; exit 1; }
+  install -m 0755 "$NODE_BIN" "$root/usr/local/bin/node"
+  npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
+  mkdir -p "$root/usr/local/lib/node_modules"
+  cp -a "$npm_dir" "$root/usr/local/lib/node_modules/npm"
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
+  # trust what this machine trusts: here the npm registry is reached through a TLS-inspecting
+  # egress proxy whose CA only the host's store holds (node reads it via NODE_EXTRA_CA_CERTS)
+  if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    chroot "$root" update-ca-certificates >/dev/null
+  fi
+  rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
+  tar -C "$root" -c . | docker import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+    -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "$BASE_IMAGE" >/dev/null
+  say "built $BASE_IMAGE"
+fi
+
+say "docker build (BASE_IMAGE=$BASE_IMAGE)"
+started=$(date +%s)
+docker build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" . >/tmp/db-adapter-docker-build.log 2>&1 \
+  || { tail -n 40 /tmp/db-adapter-docker-build.log >&2; fail "docker build"; }
+say "built $IMAGE in $(( $(date +%s) - started )) s"
+
+PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+VOLUME="db-adapter-ci-$$"
+CID="$(docker run -d --network host --memory "$MEMORY_LIMIT" --read-only --tmpfs /tmp \
+  -v "$VOLUME:/var/lib/db-adapter" -e DB_ADAPTER_PORT="$PORT" -e DB_ADAPTER_SML_AUTO_CREATE_DB=true "$IMAGE")"
+cleanup() { docker rm -f "$CID" >/dev/null 2>&1 || true; docker volume rm "$VOLUME" >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+BASE="http://127.0.0.1:$PORT"
+
+for _ in $(seq 1 100); do
+  curl -fsS -o /dev/null "$BASE/-/ping" 2>/dev/null && break
+  sleep 0.2
+done
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/-/ping")" = 200 ] || fail "/-/ping did not answer 200"
+say "/-/ping 200"
+
+code="$(curl -s -o /dev/null -w '%{http_code}' -u root:taosdata --data-binary 'cpu,host=ci usage=42.5 1700000000000' "$BASE/lineproto/v1/write?db=ci&precision=ms")"
+[ "$code" = 204 ] || fail "line-protocol write answered $code"
+answer="$(curl -s -u root:taosdata -d 'select usage from ci.cpu' "$BASE/rest/sql")"
+[[ "$answer" == *'"data":[[42.5]]'* ]] || fail "read back: $answer"
+say "line-protocol write read back: $answer"
+
+node_uid="$(docker top "$CID" | awk '$8 == "node" {print $1}')"
+[ -n "$node_uid" ] && [ "$node_uid" != 0 ] || fail "node runs as uid '$node_uid'"
+say "node runs as uid $node_uid"
+
+limit="$(curl -s "$BASE/metrics" | awk '/^db_adapter_memory_limit_bytes / {print $2}')"
+[ "$(printf '%.0f' "$limit")" = "$MEMORY_LIMIT" ] || fail "memory gate limit $limit, expected the container's $MEMORY_LIMIT"
+percent="$(curl -s "$BASE/metrics" | awk '/^db_adapter_memory_percent / {print $2}')"
+say "memory gate measures against the container limit: $limit bytes ($percent% used)"
+
+docker exec "$CID" sh -c 'touch /app/probe' 2>/dev/null && fail "root filesystem is writable"
+say "root filesystem is read-only; data and logs on the volume: $(docker exec "$CID" ls /var/lib/db-adapter | tr '\n' ' ')"
+
+health=""
+for _ in $(seq 1 40); do
+  health="$(docker inspect -f '{{.State.Health.Status}}' "$CID")"
+  [ "$health" = healthy ] && break
+  sleep 0.5
+done
+[ "$health" = healthy ] || fail "HEALTHCHECK status '$health'"
+say "HEALTHCHECK healthy"
+
+started=$(date +%s%N)
+docker stop -t 10 "$CID" >/dev/null
+took=$(( ($(date +%s%N) - started) / 1000000 ))
+exit_code="$(docker inspect -f '{{.State.ExitCode}}' "$CID")"
+[ "$exit_code" = 0 ] || fail "exit code $exit_code after docker stop"
+[ "$took" -lt 10000 ] || fail "docker stop took $took ms (grace period 10 s)"
+docker logs "$CID" 2>&1 | grep -q '"msg":"stopped"' || fail "no graceful-shutdown line (\"stopped\") in the log"
+say "docker stop: exit 0 after $took ms"
+say "all container checks passed"
