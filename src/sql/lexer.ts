@@ -215,25 +215,9 @@ export function tokenize(sql: string, fastValues = true): Token[] {
     }
     const start = i
     if (code === 39 /* ' */ || code === 34 /* " */) {
-      // find the closing quote; a backslash escapes the next char, a doubled quote is one quote
-      let j = i + 1
-      for (;;) {
-        if (j >= n) {
-          throw lexError(sql, start)
-        }
-        const c = sql.charCodeAt(j)
-        if (c === 92 /* \ */) {
-          j += 2
-          continue
-        }
-        if (c === code) {
-          if (sql.charCodeAt(j + 1) === code) {
-            j += 2
-            continue
-          }
-          break
-        }
-        j++
+      const j = closingQuote(sql, i)
+      if (j < 0) {
+        throw lexError(sql, start)
       }
       const raw = sql.slice(start, j + 1)
       const q = code === 39 ? "'" : '"'
@@ -419,24 +403,9 @@ function skipSpaces(sql: string, i: number): number {
 function scanPlainValue(sql: string, i: number): ValueExpr | undefined {
   const code = codeAt(sql, i)
   if (code === 39 /* ' */ || code === 34 /* " */) {
-    let j = i + 1
-    for (;;) {
-      if (j >= sql.length) {
-        return undefined
-      }
-      const c = sql.charCodeAt(j)
-      if (c === 92 /* \ */) {
-        j += 2
-        continue
-      }
-      if (c === code) {
-        if (sql.charCodeAt(j + 1) === code) {
-          j += 2
-          continue
-        }
-        break
-      }
-      j++
+    const j = closingQuote(sql, i)
+    if (j < 0) {
+      return undefined
     }
     return { kind: 'string', value: unescape(sql.slice(i + 1, j), code === 39 ? "'" : '"'), span: { start: i, end: j + 1 } }
   }
@@ -523,6 +492,33 @@ function plainNumberEnd(sql: string, i: number): number {
 function numberText(sql: string, start: number, end: number): string {
   const raw = sql.slice(start, end)
   return raw.includes('E') ? raw.toLowerCase() : raw
+}
+
+/**
+ * Index of the quote closing the string literal that opens at `i`, or -1 when it is not closed:
+ * a backslash escapes the next character, a doubled quote is one quote.
+ */
+function closingQuote(sql: string, i: number): number {
+  const quote = sql.charCodeAt(i)
+  let j = i + 1
+  for (;;) {
+    if (j >= sql.length) {
+      return -1
+    }
+    const c = sql.charCodeAt(j)
+    if (c === 92 /* \ */) {
+      j += 2
+      continue
+    }
+    if (c === quote) {
+      if (sql.charCodeAt(j + 1) === quote) {
+        j += 2
+        continue
+      }
+      return j
+    }
+    j++
+  }
 }
 
 /** Splits a duration token value (`10m`, `0.5s`) into its number and unit letter. */

@@ -338,55 +338,60 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       })
       await fc.assert(
         fc.asyncProperty(fc.array(writeArb, { minLength: 1, maxLength: 6 }), async (writes) => {
-          let s = await fresh()
-          const db = await meters(s)
-          const d1 = await s.catalog.createChildTable(db, 'd1', 'meters', { groupid: 1 }, false)
-          const d2 = await s.catalog.createChildTable(db, 'd2', 'meters', { groupid: 2 }, false)
-          await s.catalog.createNormalTable(db, 'n1', METER_COLS, false)
-          const tids: Record<string, number | undefined> = { d1: d1.tid, d2: d2.tid, n1: undefined }
-          const model = new Map<string, Record<string, unknown>>()
-          for (const w of writes) {
-            const columns = ['ts', ...w.columns]
-            await s.engine.writeRows(
-              w.batches.map((b) => ({
-                db,
-                table: b.target === 'n1' ? 'n1' : 'meters',
-                tid: tids[b.target],
-                columns,
-                rows: b.rows.map((r: Row) => [BigInt(1000 + r.ts), ...w.columns.map((c) => r[c])]),
-              })),
-            )
-            for (const b of w.batches) {
-              for (const r of b.rows as Row[]) {
-                const key = `${b.target}/${1000 + r.ts}`
-                const cur = model.get(key) ?? { voltage: null, phase: null, note: null }
-                for (const c of w.columns) {
-                  cur[c] = r[c]
+          // one storage open at a time: two DuckDB instances on one file in a process corrupt it
+          let s = await open()
+          try {
+            const db = await meters(s)
+            const d1 = await s.catalog.createChildTable(db, 'd1', 'meters', { groupid: 1 }, false)
+            const d2 = await s.catalog.createChildTable(db, 'd2', 'meters', { groupid: 2 }, false)
+            await s.catalog.createNormalTable(db, 'n1', METER_COLS, false)
+            const tids: Record<string, number | undefined> = { d1: d1.tid, d2: d2.tid, n1: undefined }
+            const model = new Map<string, Record<string, unknown>>()
+            for (const w of writes) {
+              const columns = ['ts', ...w.columns]
+              await s.engine.writeRows(
+                w.batches.map((b) => ({
+                  db,
+                  table: b.target === 'n1' ? 'n1' : 'meters',
+                  tid: tids[b.target],
+                  columns,
+                  rows: b.rows.map((r: Row) => [BigInt(1000 + r.ts), ...w.columns.map((c) => r[c])]),
+                })),
+              )
+              for (const b of w.batches) {
+                for (const r of b.rows as Row[]) {
+                  const key = `${b.target}/${1000 + r.ts}`
+                  const cur = model.get(key) ?? { voltage: null, phase: null, note: null }
+                  for (const c of w.columns) {
+                    cur[c] = r[c]
+                  }
+                  model.set(key, cur)
                 }
-                model.set(key, cur)
+              }
+              if (w.restartAfter && opts.persistent) {
+                await s.close()
+                s = await open()
               }
             }
-            if (w.restartAfter && opts.persistent) {
-              await s.close()
-              s = await fresh()
+            const stored = new Map<string, Record<string, unknown>>()
+            const byTid = new Map([[d1.tid, 'd1'], [d2.tid, 'd2']])
+            for (const [tid, ts, voltage, phase, note] of await s.engine.query(
+              `SELECT _tid, ts, voltage, phase, note FROM ${q(s, db, 'meters')}`,
+            )) {
+              const key = `${byTid.get(tid as number)}/${ts}`
+              expect(stored.has(key), `duplicate key ${key}`).toBe(false)
+              stored.set(key, { voltage, phase, note })
             }
+            for (const [ts, voltage, phase, note] of await s.engine.query(`SELECT ts, voltage, phase, note FROM ${q(s, db, 'n1')}`)) {
+              const key = `n1/${ts}`
+              expect(stored.has(key), `duplicate key ${key}`).toBe(false)
+              stored.set(key, { voltage, phase, note })
+            }
+            expect(stored).toEqual(model)
+            await s.catalog.dropDatabase(db, false)
+          } finally {
+            await s.close()
           }
-          const stored = new Map<string, Record<string, unknown>>()
-          const byTid = new Map([[d1.tid, 'd1'], [d2.tid, 'd2']])
-          for (const [tid, ts, voltage, phase, note] of await s.engine.query(
-            `SELECT _tid, ts, voltage, phase, note FROM ${q(s, db, 'meters')}`,
-          )) {
-            const key = `${byTid.get(tid as number)}/${ts}`
-            expect(stored.has(key), `duplicate key ${key}`).toBe(false)
-            stored.set(key, { voltage, phase, note })
-          }
-          for (const [ts, voltage, phase, note] of await s.engine.query(`SELECT ts, voltage, phase, note FROM ${q(s, db, 'n1')}`)) {
-            const key = `n1/${ts}`
-            expect(stored.has(key), `duplicate key ${key}`).toBe(false)
-            stored.set(key, { voltage, phase, note })
-          }
-          expect(stored).toEqual(model)
-          await s.catalog.dropDatabase(db, false)
         }),
         { numRuns: 20 },
       )

@@ -456,16 +456,7 @@ export class DuckDBEngine implements Engine {
       const index = g.columns.indexOf(name)
       return index < 0 ? { kind: 'null' } : { kind: 'col', index }
     })
-    const appender = await conn.createAppender(g.table, g.schema)
-    let n: number
-    try {
-      n = await appendChunks(appender, sources, g.batches)
-    } catch (err) {
-      discardAppender(appender)
-      throw err
-    }
-    appender.closeSync()
-    return n
+    return appendAll(await conn.createAppender(g.table, g.schema), sources, g.batches)
   }
 
   /**
@@ -489,15 +480,7 @@ export class DuckDBEngine implements Engine {
     }
     const sources: Source[] = [{ kind: 'seq' }, ...(g.child ? [{ kind: 'tid' } as const] : [])]
     g.columns.forEach((_, index) => sources.push({ kind: 'col', index }))
-    const appender = await conn.createAppender(stg, 'main', 'temp')
-    let n: number
-    try {
-      n = await appendChunks(appender, sources, g.batches)
-    } catch (err) {
-      discardAppender(appender)
-      throw err
-    }
-    appender.closeSync()
+    const n = await appendAll(await conn.createAppender(stg, 'main', 'temp'), sources, g.batches)
     const keys = (g.child ? [cols[0], cols[1]] : [cols[0]]).map(qi)
     const tsKey = keys[keys.length - 1]
     const rest = cols.filter((_, i) => i >= keys.length).map(qi)
@@ -660,6 +643,18 @@ function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
   const onAbort = (): void => c.interrupt()
   signal.addEventListener('abort', onAbort, { once: true })
   return () => signal.removeEventListener('abort', onAbort)
+}
+
+/** appendChunks, then close; on failure the appender's rows are discarded (see discardAppender). */
+async function appendAll(appender: DuckDBAppender, sources: Source[], batches: RowBatch[]): Promise<number> {
+  try {
+    const n = await appendChunks(appender, sources, batches)
+    appender.closeSync()
+    return n
+  } catch (err) {
+    discardAppender(appender)
+    throw err
+  }
 }
 
 /**
