@@ -20,7 +20,8 @@ import { GatewayError } from '../http/errors.js'
 import { LineProtoParser } from '../ingest/lineproto/parse.js'
 import { forEachLineSlice } from '../ingest/slices.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
-import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
+import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
+import { readIngestBody } from './ingest-body.js'
 import type { Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
@@ -80,18 +81,11 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   if (!(await deps.storage.catalog.verifyUser(user, password))) {
     return ingestError(401, 'Authentication failure: wrong user name or password')
   }
-  let body: string
-  try {
-    body = await readBodyText(c.req.raw, limit)
-  } catch (err) {
-    if (err instanceof BodyTooLarge) {
-      return ingestError(413, err.message)
-    }
-    if (err instanceof GatewayError) {
-      return ingestError(err.status, err.message)
-    }
-    return ingestError(400, `reading the request body failed: ${err instanceof Error ? err.message : String(err)}`)
+  const read = await readIngestBody(c.req.raw, limit)
+  if (!Buffer.isBuffer(read)) {
+    return ingestError(read.status, read.message)
   }
+  const body = read.toString('utf8')
   let result: WriteResult
   try {
     result = await deps.schemaless.write(db, (onPoint, onError) =>

@@ -13,11 +13,11 @@
  */
 import { Hono } from 'hono'
 import type { Context } from 'hono'
-import { GatewayError } from '../http/errors.js'
 import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
 import { MetricsSchemaError, createRemoteStore } from '../ingest/metricsproto/store.js'
 import type { RemoteStore } from '../ingest/metricsproto/store.js'
-import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyBytes } from '../ingest/schemaless/request.js'
+import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
+import { readIngestBody } from './ingest-body.js'
 import { ALL_PAUSED_BODY, QUERY_PAUSED_BODY, pausedResponse } from '../monitor/gate-middleware.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { ingestError, writeFailure } from './lineproto.js'
@@ -45,17 +45,8 @@ async function admit(c: Context, deps: IngestDeps): Promise<Buffer | Response> {
   if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
     return ingestError(401, 'Authentication failure: wrong user name or password')
   }
-  try {
-    return await readBodyBytes(c.req.raw, limit)
-  } catch (err) {
-    if (err instanceof BodyTooLarge) {
-      return ingestError(413, err.message)
-    }
-    if (err instanceof GatewayError) {
-      return ingestError(err.status, err.message)
-    }
-    return ingestError(400, `reading the request body failed: ${err instanceof Error ? err.message : String(err)}`)
-  }
+  const read = await readIngestBody(c.req.raw, limit)
+  return Buffer.isBuffer(read) ? read : ingestError(read.status, read.message)
 }
 
 function clientError(err: unknown): Response | undefined {

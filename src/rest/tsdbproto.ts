@@ -17,7 +17,8 @@
 import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
-import { BodyTooLarge, basicCredentials, declaredTooLarge, parseTtl, readBodyText } from '../ingest/schemaless/request.js'
+import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
+import { readIngestBody } from './ingest-body.js'
 import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
@@ -81,18 +82,11 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
   if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
     return tsdbError(401, 'Authentication failure: wrong user name or password')
   }
-  let body: string
-  try {
-    body = await readBodyText(c.req.raw, limit)
-  } catch (err) {
-    if (err instanceof BodyTooLarge) {
-      return tsdbError(413, err.message)
-    }
-    if (err instanceof GatewayError) {
-      return tsdbError(err.status, err.message)
-    }
-    return tsdbError(400, `reading the request body failed: ${err instanceof Error ? err.message : String(err)}`)
+  const read = await readIngestBody(c.req.raw, limit)
+  if (!Buffer.isBuffer(read)) {
+    return tsdbError(read.status, read.message)
   }
+  const body = read.toString('utf8')
   // an empty body is a successful no-op that does not touch the database (taosAdapter's behaviour)
   if (body.trim() === '') {
     return c.body(null, 204)

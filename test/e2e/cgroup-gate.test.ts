@@ -19,10 +19,10 @@ import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../lib/free-port.js'
 
 const REPO = join(import.meta.dirname, '../..')
 const LIMIT = 400 * 1024 * 1024
@@ -76,17 +76,6 @@ function workingSetPercent(c: Cgroup): { percent: number; bytes: number; limit: 
   const inactive = Number((c.version === 1 ? /^total_inactive_file (\d+)$/m : /^inactive_file (\d+)$/m).exec(stat)?.[1] ?? 0)
   const bytes = usage - inactive
   return { percent: (100 * bytes) / limit, bytes, limit }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))

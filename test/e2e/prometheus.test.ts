@@ -11,27 +11,16 @@
 import { spawn, spawnSync } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { seriesKey, seriesTableName, sortLabels } from '../../src/ingest/metricsproto/series.js'
 import { sqlRows, startIngestServer } from '../ingest/server.js'
+import { freePort } from '../lib/free-port.js'
 
 const WRITE_SECONDS = Number(process.env.PROM_E2E_SECONDS ?? 65)
 const DB = 'promdb'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'prom-e2e-'))
 const procs: { name: string; child: ChildProcess; log: string[] }[] = []

@@ -1,6 +1,6 @@
-import { createServer } from 'node:net'
 import { GenericContainer, getContainerRuntimeClient, Wait } from 'testcontainers'
 import type { StartedTestContainer } from 'testcontainers'
+import { freePort } from '../lib/free-port.js'
 
 /**
  * A real PostgreSQL for the integration suite, started with Testcontainers.
@@ -33,21 +33,6 @@ export function pgImage(): string {
   return process.env.DB_ADAPTER_TEST_PG_IMAGE ?? 'postgres:16-alpine'
 }
 
-/** A loopback port nobody listens on right now (the OS picks it; we release it at once). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.unref()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      const port = typeof addr === 'object' && addr ? addr.port : 0
-      srv.close(() => {
-        resolve(port)
-      })
-    })
-  })
-}
 
 export async function startPostgres(opts: { env?: Record<string, string> } = {}): Promise<PgContainer> {
   if (process.env.TESTCONTAINERS_RYUK_DISABLED === undefined) {
@@ -117,3 +102,5 @@ async function waitReady(container: StartedTestContainer, cmd: string, timeoutMs
     await new Promise((r) => setTimeout(r, 250))
   }
 }
+
+export { freePort }
