@@ -8,13 +8,14 @@ import { planSelect, type SelectPlan } from './plan-select.js'
 let storage: Storage
 let d2Tid = 0
 
-function plan(sql: string, defaultDb?: string): SelectPlan {
+function plan(sql: string, defaultDb?: string, preAggregate?: boolean): SelectPlan {
   const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
   return planSelect(stmt, {
     catalog: storage.catalog,
     dialect: storage.engine.dialect,
     ctx: defaultDb === undefined ? { user: 'root' } : { user: 'root', defaultDb },
     nowMs: Date.UTC(2024, 0, 1),
+    ...(preAggregate === undefined ? {} : { preAggregate }),
   })
 }
 
@@ -82,11 +83,28 @@ describe('planSelect: backend SQL shape', () => {
   it('buckets INTERVAL windows with integer arithmetic and groups in the backend', () => {
     const p = plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname')
     expect(p.sql).toContain('(d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000)) AS "__w"')
-    expect(p.sql).toMatch(/GROUP BY b\."tbname", b\."__w"/)
+    expect(plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname', undefined, false).sql).toMatch(
+      /GROUP BY b\."tbname", b\."__w"/,
+    )
     expect(p.columns).toEqual([
       { name: '_wstart', type: 'TIMESTAMP', length: 8 },
       { name: 'avg(c)', type: 'DOUBLE', length: 8 },
     ])
+  })
+
+  it('aggregates per child before joining the tags when tbname is a key', () => {
+    const p = plan('select _wstart, tbname, avg(c) from db.st interval(1m) partition by tbname having avg(c) > 0')
+    const perChild = p.sql.indexOf('GROUP BY b."__tid", b."__w"')
+    const join = p.sql.indexOf('JOIN "td_db"."st$tags" AS t')
+    expect(perChild).toBeGreaterThan(0)
+    expect(join).toBeGreaterThan(perChild)
+    expect(p.sql).toContain('CAST(avg(b."c1") AS DOUBLE) AS "__a0"')
+    expect(p.sql).toContain('WHERE (b."__a0" > ')
+    // the tag table is only read after the aggregation
+    expect(p.sql.match(/st\$tags/g)).toHaveLength(1)
+    // a tag key alone groups several children: the join stays first
+    expect(plan("select _wstart, avg(c) from db.st interval(1m) partition by info->'a'").sql).not.toContain('"__a0"')
+    expect(plan('select tbname, avg(c) from db.st where info is not null group by tbname').sql).not.toContain('"__a0"')
   })
 
   it('limits rows per partition with row_number() and partitions with dense_rank()', () => {

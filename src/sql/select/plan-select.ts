@@ -12,6 +12,7 @@ import {
   isSignedInt,
   isUnsignedInt,
   SERVER_VERSION,
+  type FuncSpec,
   type TypeInfo,
 } from './functions.js'
 import {
@@ -32,6 +33,11 @@ export interface PlanEnv {
   ctx: SqlContext
   /** epoch ms of this statement's NOW */
   nowMs: number
+  /**
+   * false: never aggregate per child before the tag join (see preAggregable); only the
+   * differential test turns it off, to compare both plans
+   */
+  preAggregate?: boolean
   /** information_schema tables; undefined when not wired */
   systemTable?: (name: string, catalog: Catalog) => { columns: ColumnMeta[]; rows: unknown[][] } | undefined
 }
@@ -73,6 +79,8 @@ interface Source {
   baseWhere: string[]
   /** raw SQL of the per-table order key of super tables */
   tidRaw?: string
+  /** super tables: the tag table, joined as `t` */
+  tagsTable?: string
   tidOf?: (name: string) => number | undefined
 }
 
@@ -198,6 +206,7 @@ class Planner {
           (join ? ` JOIN ${schema}.${this.q(`${st.name}$tags`)} AS t ON d.${this.q('_tid')} = t.${this.q('_tid')}` : ''),
         baseWhere: [],
         tidRaw: `d.${this.q('_tid')}`,
+        tagsTable: `${schema}.${this.q(`${st.name}$tags`)}`,
         tidOf: (name) => {
           const child = this.env.catalog.getTable(db.name, name)
           return child?.kind === 'child' && child.stable === st.name ? child.tid : undefined
@@ -298,17 +307,25 @@ class Planner {
     const mainScope = new Map<string, Ref>()
     const whereScope = new Map<string, Ref>()
     const needJoin = src !== undefined && src.kind === 'stable' && (refs.star || refs.names.has('tbname') || src.cols.some((c) => c.tag && refs.names.has(c.name)))
+    const hasAgg = items.some((i) => containsAgg(i.expr)) || (stmt.having !== undefined && containsAgg(stmt.having))
+    const aggregated = hasAgg || window !== undefined || stmt.groupBy.length > 0
+    const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
+    // tags and tbname are joined after the per-child aggregation, in `joined` below
+    const pre =
+      needJoin && aggregated && this.env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
+    /** the tag join's columns under their `b` aliases (pre-aggregation only) */
+    const tagCols: string[] = []
     if (src !== undefined) {
       src.cols.forEach((c, i) => {
         if (c.tag && src.kind === 'stable' && !needJoin) {
           return
         }
-        baseCols.push(`${c.raw} AS ${this.q(`c${i}`)}`)
+        ;(pre && c.tag ? tagCols : baseCols).push(`${c.raw} AS ${this.q(`c${i}`)}`)
         mainScope.set(c.name, { sql: `b.${this.q(`c${i}`)}`, type: c.type, ts: c.name === src.ts })
         whereScope.set(c.name, { sql: c.raw, type: c.type, ts: c.name === src.ts })
       })
       if (src.tbname !== undefined && !mainScope.has('tbname') && (src.kind !== 'stable' || needJoin)) {
-        baseCols.push(`${src.tbname} AS ${this.q('tbname')}`)
+        ;(pre ? tagCols : baseCols).push(`${src.tbname} AS ${this.q('tbname')}`)
         mainScope.set('tbname', { sql: `b.${this.q('tbname')}`, type: TBNAME_TYPE, ts: false })
         whereScope.set('tbname', { sql: src.tbname, type: TBNAME_TYPE, ts: false })
       }
@@ -367,12 +384,10 @@ class Planner {
     const baseSql =
       src === undefined
         ? undefined
-        : `SELECT ${baseCols.join(', ')} FROM ${src.from(needJoin)}${crossJoin}` +
+        : `SELECT ${baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${crossJoin}` +
           (whereParts.length > 0 ? ` WHERE ${whereParts.map((p) => `(${p})`).join(' AND ')}` : '')
 
     // aggregation shape
-    const hasAgg = items.some((i) => containsAgg(i.expr)) || (stmt.having !== undefined && containsAgg(stmt.having))
-    const aggregated = hasAgg || window !== undefined || stmt.groupBy.length > 0
     if (stmt.slimit !== undefined && stmt.partitionBy.length === 0 && stmt.groupBy.length === 0) {
       throw new TdError(TD.PAR_SLIMIT_LEAK_PARTITION_GROUP_BY, 'slimit/soffset can only be used with PARTITION BY or GROUP BY')
     }
@@ -396,12 +411,23 @@ class Planner {
       const part = stmt.partitionBy.map((g) => compile(g, ctx).sql)
       ctx.series = { over: `(${part.length > 0 ? `PARTITION BY ${part.join(', ')} ` : ''}ORDER BY ${tsSql})`, valid: [] }
     }
-    const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
     const keySqls = groupExprs.map((g) => compile(g, ctx).sql)
     if (aggregated) {
       const keys = new Map<string, string>()
       groupExprs.forEach((g, i) => keys.set(exprKey(g), keySqls[i]))
       ctx.agg = { keys, companion: findCompanion(items, stmt) }
+    }
+    /** pre-aggregation: aggregate SQL -> its column alias in the per-child query */
+    const hoisted = new Map<string, string>()
+    if (pre) {
+      ctx.hoist = (aggregateSql) => {
+        let alias = hoisted.get(aggregateSql)
+        if (alias === undefined) {
+          alias = `__a${hoisted.size}`
+          hoisted.set(aggregateSql, alias)
+        }
+        return `b.${this.q(alias)}`
+      }
     }
 
     const columns: ColumnMeta[] = []
@@ -497,10 +523,27 @@ class Planner {
     const windowCols: string[] = []
     let sql = ''
     const selectHead = (): string => `SELECT ${stmt.distinct ? 'DISTINCT ' : ''}${[...selectSql, ...hidden, ...windowCols].join(', ')}`
-    if (baseSql !== undefined) {
+    const having = aggregated && stmt.having !== undefined ? compile(stmt.having, ctx).sql : undefined
+    if (pre && baseSql !== undefined && src?.tagsTable !== undefined) {
+      // one row per (child, window) is aggregated first; the join then adds tbname and tags to it
+      const q = (n: string): string => this.q(n)
+      const perChild = [`b.${q('__tid')} AS ${q('__tid')}`]
+      const perChildKeys = [`b.${q('__tid')}`]
+      if (window !== undefined) {
+        perChild.push(`b.${q('__w')} AS ${q('__w')}`)
+        perChildKeys.push(`b.${q('__w')}`)
+      }
+      hoisted.forEach((alias, aggregateSql) => perChild.push(`${aggregateSql} AS ${q(alias)}`))
+      const inner = `SELECT ${perChild.join(', ')} FROM (${baseSql}) AS b GROUP BY ${perChildKeys.join(', ')}`
+      const joined = `SELECT i.*, ${tagCols.join(', ')} FROM (${inner}) AS i JOIN ${src.tagsTable} AS t ON i.${q('__tid')} = t.${q('_tid')}`
+      sql += ` FROM (${joined}) AS b`
+      if (having !== undefined) {
+        sql += ` WHERE ${having}`
+      }
+    } else if (baseSql !== undefined) {
       sql += ` FROM (${baseSql}) AS b`
     }
-    if (aggregated) {
+    if (aggregated && !pre) {
       const groupBy = [...keySqls]
       if (window !== undefined) {
         groupBy.push(`b.${this.q('__w')}`)
@@ -508,10 +551,10 @@ class Planner {
       if (groupBy.length > 0) {
         sql += ` GROUP BY ${groupBy.join(', ')}`
       }
-      if (stmt.having !== undefined) {
-        sql += ` HAVING ${compile(stmt.having, ctx).sql}`
+      if (having !== undefined) {
+        sql += ` HAVING ${having}`
       }
-    } else if (stmt.having !== undefined) {
+    } else if (!aggregated && stmt.having !== undefined) {
       throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "having" (HAVING needs GROUP BY or an aggregate)')
     }
 
@@ -680,6 +723,8 @@ interface CompileCtx {
   series?: { over: string; valid: string[] }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
   tid?: { raw: string; of: (name: string) => number | undefined }
+  /** pre-aggregation: an aggregate's SQL becomes a column of the per-child query; returns its reference */
+  hoist?: (aggregateSql: string) => string
 }
 
 interface Compiled {
@@ -1224,7 +1269,6 @@ function argMinNull(d: Dialect, value: string, key: string): string {
 function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   const spec = FUNCTIONS.get(e.name)
   const p = ctx.p
-  const d = p.dialectOf()
   if (spec === undefined) {
     throw new TdError(TD.PAR_INVALID_FUNCTION_NAME, `Invalid function name: ${e.name}`)
   }
@@ -1267,7 +1311,15 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   if (ctx.inAgg) {
     throw new TdError(TD.PAR_AGG_FUNC_NESTING, 'Aggregate functions do not support nesting')
   }
-  const inner = { ...ctx, inAgg: true }
+  const c = aggregateCall(e, spec, starArg, ctx)
+  return ctx.hoist === undefined ? c : { sql: ctx.hoist(c.sql), type: c.type }
+}
+
+function aggregateCall(e: Expr & { kind: 'call' }, spec: FuncSpec, starArg: boolean, ctx: CompileCtx): Compiled {
+  const p = ctx.p
+  const d = p.dialectOf()
+  const inner: CompileCtx = { ...ctx, inAgg: true }
+  delete inner.hoist
   if (e.name === 'count') {
     if (starArg) {
       return { sql: 'count(*)', type: fixed('BIGINT') }
@@ -1488,6 +1540,58 @@ function timeConstIfTimestamp(e: Expr & { kind: 'binary' }, ctx: CompileCtx): bi
 }
 
 /** Plans a SELECT against the catalog; throws TdError for unknown names and illegal shapes. */
+/**
+ * A grouped super-table query can aggregate each child's rows before the tag table is joined
+ * when tbname is one of its keys: tbname names exactly one `_tid`, so grouping by `_tid` makes
+ * the same groups, and the join then touches one row per group instead of one per data row
+ * (the bench's 10M rows in 100 children: about a third less backend time). Everything the
+ * aggregates read must be a data column, and the WHERE clause must not need tags; other shapes
+ * keep the join-first plan.
+ */
+function preAggregable(
+  stmt: SelectStmt,
+  items: SelectItem[],
+  src: Source,
+  window: WindowSpec | undefined,
+  groupExprs: Expr[],
+  star: boolean,
+): boolean {
+  if (src.kind !== 'stable' || src.tagsTable === undefined || stmt.distinct || star) {
+    return false
+  }
+  if (window !== undefined && extraWindows(window) !== 0) {
+    return false
+  }
+  const tagNames = new Set(['tbname', ...src.cols.filter((c) => c.tag).map((c) => c.name)])
+  if (groupExprs.length === 0 || !groupExprs.every((g) => g.kind === 'col' && tagNames.has(g.name))) {
+    return false
+  }
+  if (!groupExprs.some((g) => g.kind === 'col' && g.name === 'tbname')) {
+    return false
+  }
+  const readsTags = (e: Expr): boolean => (e.kind === 'col' && tagNames.has(e.name)) || children(e).some(readsTags)
+  if (stmt.where !== undefined && readsTags(stmt.where)) {
+    return false
+  }
+  let ok = true
+  const walk = (e: Expr): void => {
+    if (e.kind === 'call' && isAggregateName(e.name)) {
+      ok &&= !e.args.some(readsTags)
+      return
+    }
+    if (containsSeries(e)) {
+      ok = false
+    }
+    children(e).forEach(walk)
+  }
+  items.forEach((i) => walk(i.expr))
+  stmt.orderBy.forEach((o) => walk(o.expr))
+  if (stmt.having !== undefined) {
+    walk(stmt.having)
+  }
+  return ok && findCompanion(items, stmt) === undefined
+}
+
 export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
   return new Planner(env).plan(stmt)
 }

@@ -11,6 +11,8 @@ export interface SelectEnv {
   ctx: SqlContext
   /** epoch ms clock for NOW/TODAY (tests fix it) */
   now?: () => number
+  /** see PlanEnv.preAggregate */
+  preAggregate?: boolean
 }
 
 /**
@@ -24,6 +26,7 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     ctx: env.ctx,
     nowMs: env.now?.() ?? Date.now(),
     systemTable,
+    ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
   })
   const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
   const raw = backendRows(env.storage, plan, opts)

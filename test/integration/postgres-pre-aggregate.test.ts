@@ -1,0 +1,25 @@
+/**
+ * The planner's per-child pre-aggregation compared with the join-first plan
+ * (test/sql/pre-aggregate.case.ts, also run on DuckDB) on a real PostgreSQL.
+ */
+import { afterAll, beforeAll } from 'vitest'
+import { openStorage } from '../../src/storage/index.js'
+import { runPreAggregateSuite } from '../sql/pre-aggregate.case.js'
+import { startPostgres, type PgContainer } from './pg-container.js'
+
+let pg: PgContainer | undefined
+
+beforeAll(async () => {
+  pg = await startPostgres()
+})
+
+afterAll(async () => {
+  await pg?.stop()
+})
+
+runPreAggregateSuite('postgres', () => {
+  if (!pg) {
+    throw new Error('PostgreSQL container not started')
+  }
+  return openStorage(pg.url, { rootPassword: 'taosdata' })
+})
