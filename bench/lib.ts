@@ -94,6 +94,30 @@ export async function sql(url: string, statement: string): Promise<any> {
   return body
 }
 
+/**
+ * A query as a client sees its latency: from sending until the last byte of the body arrived
+ * (the client's own JSON.parse of a 7 MB body is not the adapter's time), with the first byte
+ * (the backend has the result and encoding starts). The body is parsed after the clock stops.
+ */
+export async function timedQuery(url: string, statement: string): Promise<{ ms: number; firstByteMs: number; body: any }> {
+  const t0 = performance.now()
+  const res = await fetch(`${url}/rest/sql`, { method: 'POST', headers: { Authorization: AUTH }, body: statement })
+  const parts: Uint8Array[] = []
+  let firstByteMs = NaN
+  for await (const chunk of res.body!) {
+    if (parts.length === 0) {
+      firstByteMs = performance.now() - t0
+    }
+    parts.push(chunk as Uint8Array)
+  }
+  const ms = performance.now() - t0
+  const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { code: number }
+  if (res.status !== 200 || body.code !== 0) {
+    throw new Error(`SQL failed (${res.status}): ${JSON.stringify(body).slice(0, 300)}`)
+  }
+  return { ms, firstByteMs, body }
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.floor(s.length / 2)]

@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
 import { from as copyFrom } from 'pg-copy-streams'
 import { postgresDialect } from '../src/storage/postgres/dialect.js'
-import { fmt, median, sql, startAdapterProcess } from './lib.js'
+import { fmt, median, sql, startAdapterProcess, timedQuery } from './lib.js'
 import {
   AGG_CHILDREN,
   AGG_QUERY,
@@ -34,6 +34,8 @@ export interface PgBenchResult {
   rawCopyRowsPerSec: number
   aggRows: number
   restAggMs: number
+  /** first byte of the aggregate's body: the backend query is done, encoding starts */
+  restAggFirstByteMs: number
   rawAggMs: number
 }
 
@@ -113,6 +115,7 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
       const adapter = await startAdapterProcess([`--storage.url=${url}`, `--log.path=${dir}`])
       let restIngestRowsPerSec: number
       let restAggMs: number
+      let restAggFirstByteMs: number
       let aggRows = 0
       try {
         await sql(adapter.url, 'CREATE DATABASE IF NOT EXISTS bench PRECISION "ms"')
@@ -130,15 +133,16 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
         }
         restIngestRowsPerSec = (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / ((performance.now() - started) / 1000)
 
-        const q = AGG_QUERY
         const times: number[] = []
+        const firstBytes: number[] = []
         for (let i = 0; i < 5; i++) {
-          const t0 = performance.now()
-          const body = await sql(adapter.url, q)
-          times.push(performance.now() - t0)
-          aggRows = body.rows
+          const r = await timedQuery(adapter.url, AGG_QUERY)
+          times.push(r.ms)
+          firstBytes.push(r.firstByteMs)
+          aggRows = r.body.rows
         }
         restAggMs = median(times)
+        restAggFirstByteMs = median(firstBytes)
       } finally {
         await adapter.stop()
       }
@@ -156,7 +160,7 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
       }
       const rawCopyRowsPerSec = await rawCopy(url, tids)
       const rawAggMs = await rawAggregate(url)
-      return { restIngestRowsPerSec, rawCopyRowsPerSec, aggRows, restAggMs, rawAggMs }
+      return { restIngestRowsPerSec, rawCopyRowsPerSec, aggRows, restAggMs, restAggFirstByteMs, rawAggMs }
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
