@@ -24,6 +24,7 @@ import {
   T0,
   insertStatement,
   loadAggregateData,
+  WARMUP_STATEMENTS,
 } from './workload.js'
 
 const INSERT_STATEMENTS = Number(process.env.BENCH_PG_INSERT_STATEMENTS ?? 20)
@@ -49,9 +50,12 @@ async function rawCopy(url: string, tids: number[]): Promise<number> {
   await c.connect()
   try {
     const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
-    const offset = INSERT_STATEMENTS * perTable + 1_000_000
-    const started = performance.now()
-    for (let k = 0; k < INSERT_STATEMENTS; k++) {
+    const offset = (WARMUP_STATEMENTS + INSERT_STATEMENTS) * perTable + 1_000_000
+    let started = performance.now()
+    for (let k = 0; k < WARMUP_STATEMENTS + INSERT_STATEMENTS; k++) {
+      if (k === WARMUP_STATEMENTS) {
+        started = performance.now()
+      }
       const lines: string[] = []
       for (let t = 0; t < INSERT_TABLES; t++) {
         for (let r = 0; r < perTable; r++) {
@@ -123,9 +127,12 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
         for (let t = 0; t < INSERT_TABLES; t++) {
           await sql(adapter.url, `CREATE TABLE bench.w${t} USING bench.w TAGS (${t})`)
         }
-        const statements = Array.from({ length: INSERT_STATEMENTS }, (_, k) => insertStatement(k))
-        const started = performance.now()
-        for (const s of statements) {
+        const statements = Array.from({ length: WARMUP_STATEMENTS + INSERT_STATEMENTS }, (_, k) => insertStatement(k))
+        let started = performance.now()
+        for (const [k, s] of statements.entries()) {
+          if (k === WARMUP_STATEMENTS) {
+            started = performance.now()
+          }
           const body = await sql(adapter.url, s)
           if (body.data[0][0] !== INSERT_ROWS_PER_STATEMENT) {
             throw new Error(`insert reported ${body.data[0][0]} rows`)

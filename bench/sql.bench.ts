@@ -17,6 +17,7 @@ import {
   T0,
   insertStatement,
   loadAggregateData,
+  WARMUP_STATEMENTS,
 } from './workload.js'
 
 const INSERT_STATEMENTS = Number(process.env.BENCH_INSERT_STATEMENTS ?? 40)
@@ -42,8 +43,11 @@ async function rawIngest(dir: string): Promise<number> {
   // the adapter's own DuckDB layout for bench.w (no index: see the dialect's dataTableKey)
   await con.run('CREATE TABLE w (_tid INTEGER NOT NULL, ts BIGINT NOT NULL, c DOUBLE, i INTEGER)')
   const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
-  const started = performance.now()
-  for (let k = 0; k < INSERT_STATEMENTS; k++) {
+  let started = performance.now()
+  for (let k = 0; k < WARMUP_STATEMENTS + INSERT_STATEMENTS; k++) {
+    if (k === WARMUP_STATEMENTS) {
+      started = performance.now()
+    }
     const appender = await con.createAppender('w')
     for (let t = 0; t < INSERT_TABLES; t++) {
       for (let r = 0; r < perTable; r++) {
@@ -103,9 +107,12 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       for (let t = 0; t < INSERT_TABLES; t++) {
         await sql(adapter.url, `CREATE TABLE bench.w${t} USING bench.w TAGS (${t})`)
       }
-      const statements = Array.from({ length: INSERT_STATEMENTS }, (_, k) => insertStatement(k))
-      const started = performance.now()
-      for (const s of statements) {
+      const statements = Array.from({ length: WARMUP_STATEMENTS + INSERT_STATEMENTS }, (_, k) => insertStatement(k))
+      let started = performance.now()
+      for (const [k, s] of statements.entries()) {
+        if (k === WARMUP_STATEMENTS) {
+          started = performance.now()
+        }
         const body = await sql(adapter.url, s)
         if (body.data[0][0] !== INSERT_ROWS_PER_STATEMENT) {
           throw new Error(`insert reported ${body.data[0][0]} rows`)

@@ -5,7 +5,7 @@ import type { ExecEnv } from './executor.js'
 import { insertError } from './parser.js'
 import type { SqlContext } from './result.js'
 import { checkIdentifier, convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
-import { convertTag, convertValue, timestampRange, ValueError, type ValueContext } from './types.js'
+import { convertTag, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
 
 /**
  * INSERT (sql-dialect.md section 3). Every value is converted first (a bad value aborts the whole
@@ -67,14 +67,16 @@ function convertRows(
 ): unknown[][] {
   const out: unknown[][] = new Array<unknown[]>(rows.length)
   const tsIndex = cols.findIndex((c) => c.name === firstName)
+  const converters = cols.map((c) => valueConverter(c, cx))
+  const width = cols.length
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]
-    if (row.length !== cols.length) {
+    if (row.length !== width) {
       throw insertError(sql, row[0]?.span.start ?? 0, 'illegal number of columns')
     }
-    const conv = new Array<unknown>(row.length)
-    for (let i = 0; i < row.length; i++) {
-      conv[i] = convertValue(row[i], cols[i], cx)
+    const conv = new Array<unknown>(width)
+    for (let i = 0; i < width; i++) {
+      conv[i] = converters[i](row[i])
     }
     if (tsIndex >= 0) {
       const ts = conv[tsIndex]

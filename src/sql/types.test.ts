@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import type { ColumnDef, DatabaseInfo } from '../storage/types.js'
 import type { ValueExpr } from './ast.js'
 import { TdError } from './errors.js'
-import { convertValue, keepDays, timestampRange, toColumnDef, toSchema, ValueError, type ValueContext } from './types.js'
+import fc from 'fast-check'
+import { convertValue, keepDays, timestampRange, toColumnDef, toSchema, ValueError, valueConverter, type ValueContext } from './types.js'
 
 const NOW_MS = Date.UTC(2026, 0, 1)
 const cx: ValueContext = { sql: 'x', precision: 'ms', nowMs: NOW_MS }
@@ -117,5 +118,45 @@ describe('schemas', () => {
     expect(timestampRange(db(1), NOW_MS)).toEqual([BigInt(NOW_MS - 86_400_000), BigInt(Date.UTC(2970, 0, 1)) - 1n])
     expect(timestampRange(db(1, 'ns'), NOW_MS)[1]).toBe(9223372036854775807n)
     expect(timestampRange(db(1, 'us'), NOW_MS)[0]).toBe(BigInt(NOW_MS - 86_400_000) * 1000n)
+  })
+})
+
+describe('valueConverter', () => {
+  const TYPES: ColumnDef['type'][] = [
+    'TIMESTAMP', 'BOOL', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'TINYINT UNSIGNED', 'SMALLINT UNSIGNED',
+    'INT UNSIGNED', 'BIGINT UNSIGNED', 'FLOAT', 'DOUBLE', 'VARCHAR', 'NCHAR',
+  ]
+  const outcome = (fn: () => unknown): unknown => {
+    try {
+      const v = fn()
+      return { value: typeof v === 'bigint' ? `${v}n` : Object.is(v, -0) ? '-0' : v }
+    } catch (e) {
+      return { error: e instanceof Error ? `${e.constructor.name}: ${e.message}` : String(e) }
+    }
+  }
+  const digits = fc.stringMatching(/^[0-9]{1,20}$/)
+  const numberText = fc.oneof(
+    digits,
+    fc.tuple(fc.constantFrom('', '-', '+'), digits, fc.option(digits)).map(([s, a, b]) => (b === null ? s + a : `${s}${a}.${b}`)),
+    fc.tuple(digits, fc.constantFrom('e', 'e-', 'e+'), fc.stringMatching(/^[0-9]{1,3}$/)).map(([a, e, b]) => a + e + b),
+    fc.constantFrom('0x1f', '-0', '.5', '5.', '-.5', '1e400', '9007199254740993', '-9223372036854775808', '-', '.', ''),
+    fc.double({ noNaN: true }).map(String),
+  )
+  const value: fc.Arbitrary<ValueExpr> = fc.oneof(
+    numberText.map(num),
+    numberText.map(str),
+    fc.boolean().map((value): ValueExpr => ({ kind: 'bool', value, span })),
+    fc.constant<ValueExpr>({ kind: 'null', span }),
+    fc.constant<ValueExpr>({ kind: 'number', text: '5', span, deltas: [{ sign: 1, value: 1, unit: 's' }] }),
+  )
+
+  it('gives what convertValue gives, value or error, for every column type', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...TYPES), value, (type, v) => {
+        const c = col(type, 16)
+        expect(outcome(() => valueConverter(c, cx)(v))).toEqual(outcome(() => convertValue(v, c, cx)))
+      }),
+      { numRuns: 5000 },
+    )
   })
 })

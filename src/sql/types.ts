@@ -371,6 +371,75 @@ export function convertValue(v: ValueExpr, col: ColumnDef, cx: ValueContext): un
   }
 }
 
+/**
+ * true when `text` is decimal digits with an optional leading sign and, if `dot`, at most one
+ * decimal point (no exponent, no hex): Number(text) then reads it exactly as convertValue does
+ */
+function isPlainDecimal(text: string, dot: boolean): boolean {
+  const first = text.charCodeAt(0)
+  let i = first === 45 /* - */ || first === 43 /* + */ ? 1 : 0
+  let digits = 0
+  let dots = 0
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      digits++
+    } else if (c === 46 /* . */ && dot && dots === 0) {
+      dots++
+    } else {
+      return false
+    }
+  }
+  return digits > 0
+}
+
+/** literals up to this length are below 1e15: exact as doubles, in range for every float */
+const SHORT_LITERAL = 15
+
+/**
+ * convertValue for one column, chosen once per INSERT target: the row loop makes one call per
+ * value with no switch on the column type, and the plain literals of bulk inserts (epoch
+ * timestamps, decimal numbers) take a short path. Everything else, errors included, goes
+ * through convertValue, so both give the same value or the same error for every input.
+ */
+export function valueConverter(col: ColumnDef, cx: ValueContext): (v: ValueExpr) => unknown {
+  const general = (v: ValueExpr): unknown => convertValue(v, col, cx)
+  switch (col.type) {
+    case 'TIMESTAMP':
+      return (v) =>
+        v.kind === 'number' && v.deltas === undefined && v.text.length <= SHORT_LITERAL && isPlainDecimal(v.text, false)
+          ? BigInt(Number(v.text))
+          : general(v)
+    case 'FLOAT':
+    case 'DOUBLE':
+      return (v) => (v.kind === 'number' && v.text.length <= SHORT_LITERAL && isPlainDecimal(v.text, true) ? Number(v.text) : general(v))
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'TINYINT UNSIGNED':
+    case 'SMALLINT UNSIGNED':
+    case 'INT UNSIGNED':
+    case 'BIGINT UNSIGNED': {
+      const [lo, hi] = INT_RANGES[col.type]
+      const min = Number(lo)
+      const max = Number(hi)
+      const big = col.type === 'BIGINT' || col.type === 'BIGINT UNSIGNED'
+      return (v) => {
+        if (v.kind === 'number' && v.text.length <= SHORT_LITERAL && isPlainDecimal(v.text, false)) {
+          const n = Number(v.text)
+          if (n >= min && n <= max) {
+            return big ? BigInt(n) : n
+          }
+        }
+        return general(v)
+      }
+    }
+    default:
+      return general
+  }
+}
+
 /** tag values in catalog form (TagValue) */
 export function convertTag(v: ValueExpr, col: ColumnDef, cx: ValueContext): TagValue {
   return convertValue(v, col, cx) as TagValue
