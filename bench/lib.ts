@@ -34,7 +34,7 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
       // as `npm start` runs it (see package.json)
       '--max-semi-space-size=32',
-      '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', ...args],
+      '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', ...args],
     { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
   const url = `http://127.0.0.1:${port}`

@@ -26,6 +26,9 @@ import type { Sampler } from './monitor/sampler.js'
 import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
 import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
+import { createSchemaless } from './ingest/schemaless/schemaless.js'
+import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
+import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
@@ -43,6 +46,8 @@ export interface RunningAdapter {
   metrics: HttpMetrics
   /** the memory/CPU sampler; undefined with monitor.disable */
   sampler?: Sampler
+  /** the enabled UDP/TCP receivers, with their bound ports */
+  receivers: RunningReceiver[]
   /** graceful shutdown; safe to call more than once */
   stop(): Promise<void>
 }
@@ -72,6 +77,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let storage: Storage | undefined
   let server: Server | undefined
   let sampler: Sampler | undefined
+  const receivers: RunningReceiver[] = []
   try {
     storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
     const tracing = opts.tracing === true
@@ -85,7 +91,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // all-paused refused (with Retry-After) before anything else; the handlers classify queries
     const rest = guarded(restRoutes, [restRetryAfter(gate)], tracing)
     // writes are refused before auth and body reading while all-paused
-    const routes = createIngestRoutes({ config, storage: used, logger, gate }).map((r) => ({
+    // one schemaless core for the HTTP write endpoints and the receivers
+    const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
+    const routes = createIngestRoutes({ config, storage: used, logger, gate, schemaless }).map((r) => ({
       prefix: r.prefix,
       app: guarded(r.app, [writeGate(gate)], tracing),
     }))
@@ -111,6 +119,27 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const port = (listening.address() as AddressInfo).port
     const url = `http://${clientHost(config.host)}:${port}`
     logger.info({ host: config.host || '*', port, storage: redactUrl(config.storage.url) }, `db-adapter listening on ${url}`)
+
+    const receiverDeps = {
+      config,
+      storage: used,
+      schemaless,
+      allPaused: () => gate.allPaused(),
+      logger,
+      metrics: createReceiverMetrics(metrics.registry),
+    }
+    if (config.collagent.enable) {
+      receivers.push(await startCollagentReceiver(receiverDeps))
+    }
+    for (const [flag, what] of [
+      ['statsagent', 'StatsD receiver'],
+      ['tsdbproto_telnet', 'OpenTSDB telnet TCP receivers'],
+      ['hostexporter', 'node_exporter scraper'],
+    ] as const) {
+      if (config[flag].enable) {
+        logger.warn({ flag: `${flag}.enable` }, `${flag}.enable is set, but this version has no ${what}: nothing is received for it`)
+      }
+    }
 
     let writer: MetricsWriter | undefined
     if (!config.monitor.disable && config.monitor.writeToDB) {
@@ -139,6 +168,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         if (cut > 0) {
           logger.warn({ connections: cut }, `requests still running after ${SHUTDOWN_GRACE_MS} ms were cut off`)
         }
+        // receivers stop listening and write what they hold before storage closes
+        await Promise.all(receivers.map((r) => r.stop()))
         try {
           await openedStorage.close()
         } catch (err) {
@@ -149,10 +180,11 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       })()
       return stopping
     }
-    return { port, url, app, gate, metrics, ...(sampler ? { sampler } : {}), stop }
+    return { port, url, app, gate, metrics, receivers, ...(sampler ? { sampler } : {}), stop }
   } catch (err) {
     // Whatever was opened before the failure is released; the error goes to the caller.
     sampler?.stop()
+    await Promise.all(receivers.map((r) => r.stop()))
     if (server) {
       await closeServer(server, 0)
     }

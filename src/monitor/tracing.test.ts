@@ -72,6 +72,7 @@ describe('OTLP export', () => {
     expect(tracing.enabled).toBe(true)
     const config = defaultConfig()
     config.port = 0
+    config.collagent.enable = false
     config.host = '127.0.0.1'
     config.storage.url = 'duckdb::memory:'
     config.log.path = mkdtempSync(join(tmpdir(), 'tracing-'))

@@ -55,6 +55,7 @@ describe('monitor.writeToDB', () => {
   it('writes the adapter metrics into database log on the interval (real adapter, real DuckDB)', async () => {
     const config = defaultConfig()
     config.port = 0
+    config.collagent.enable = false
     config.host = '127.0.0.1'
     config.storage.url = 'duckdb::memory:'
     config.log.path = mkdtempSync(join(tmpdir(), 'write-to-db-'))

@@ -4,7 +4,8 @@
 # minbase root filesystem (debootstrap) plus this machine's node and npm, `docker import`ed and
 # cached by tag; with a registry, set BASE_IMAGE=node:20-bookworm-slim instead.
 #
-# Checks: /-/ping; a line-protocol write read back through /rest/sql; the process runs as a
+# Checks: /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
+# stored; the process runs as a
 # non-root user; the memory gate measures against the container's --memory limit; read-only
 # root filesystem; `docker stop` ends it cleanly (exit 0, graceful-shutdown log) in the grace period.
 set -euo pipefail
@@ -54,9 +55,11 @@ docker build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" . >
 say "built $IMAGE in $(( $(date +%s) - started )) s"
 
 PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+UDP_PORT="$(node -e "const s=require('dgram').createSocket('udp4');s.bind(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 VOLUME="db-adapter-ci-$$"
 CID="$(docker run -d --network host --memory "$MEMORY_LIMIT" --read-only --tmpfs /tmp \
-  -v "$VOLUME:/var/lib/db-adapter" -e DB_ADAPTER_PORT="$PORT" -e DB_ADAPTER_SML_AUTO_CREATE_DB=true "$IMAGE")"
+  -v "$VOLUME:/var/lib/db-adapter" -e DB_ADAPTER_PORT="$PORT" -e DB_ADAPTER_SML_AUTO_CREATE_DB=true \
+  -e DB_ADAPTER_COLLAGENT_PORT="$UDP_PORT" "$IMAGE")"
 cleanup() { docker rm -f "$CID" >/dev/null 2>&1 || true; docker volume rm "$VOLUME" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 BASE="http://127.0.0.1:$PORT"
@@ -73,6 +76,16 @@ code="$(curl -s -o /dev/null -w '%{http_code}' -u root:taosdata --data-binary 'c
 answer="$(curl -s -u root:taosdata -d 'select usage from ci.cpu' "$BASE/rest/sql")"
 [[ "$answer" == *'"data":[[42.5]]'* ]] || fail "read back: $answer"
 say "line-protocol write read back: $answer"
+
+# the collectd receiver is on by default: a captured collectd 5.12 packet over UDP
+cat test/ingest/fixtures/collectd5.12_network.bin > "/dev/udp/127.0.0.1/$UDP_PORT"
+for _ in $(seq 1 50); do
+  answer="$(curl -s -u root:taosdata -d 'select count(*) from collagent.cpu_value' "$BASE/rest/sql")"
+  [[ "$answer" == *'"data":[[18]]'* ]] && break
+  sleep 0.2
+done
+[[ "$answer" == *'"data":[[18]]'* ]] || fail "collectd packet on UDP $UDP_PORT not stored: $answer"
+say "collectd packet over UDP stored: $answer"
 
 node_uid="$(docker top "$CID" | awk '$8 == "node" {print $1}')"
 [ -n "$node_uid" ] && [ "$node_uid" != 0 ] || fail "node runs as uid '$node_uid'"

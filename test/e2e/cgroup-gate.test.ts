@@ -139,6 +139,7 @@ beforeAll(async () => {
     '--storage.url', 'duckdb::memory:',
     '--log.path', mkdtempSync(join(tmpdir(), 'cgroup-gate-')),
     '--smlAutoCreateDB=true',
+    '--collagent.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=200ms',
     `--monitor.pauseQueryMemoryThreshold=${QUERY_THRESHOLD}`,

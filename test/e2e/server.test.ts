@@ -28,6 +28,8 @@ function startProcess(args: string[]): Proc {
       env[k] = v
     }
   }
+  // several adapters run at once: none may claim the collectd receiver's fixed UDP port
+  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env,

@@ -13,6 +13,7 @@ import { SHUTDOWN_GRACE_MS, redactUrl, startAdapter } from '../../src/lifecycle.
 function testConfig() {
   const config = defaultConfig()
   config.port = 0
+  config.collagent.enable = false
   config.host = '127.0.0.1'
   config.storage.url = 'duckdb::memory:'
   config.log.path = mkdtempSync(join(tmpdir(), 'lifecycle-'))

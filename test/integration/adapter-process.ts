@@ -27,6 +27,8 @@ export async function startAdapter(storageUrl: string, extra: string[] = [], por
       env[k] = v
     }
   }
+  // several adapters run at once: none may claim the collectd receiver's fixed UDP port
+  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/main.ts', `--port=${p}`, `--storage.url=${storageUrl}`, '--logLevel=warn', `--log.path=${mkdtempSync(join(tmpdir(), 'adapter-logs-'))}`, ...extra],

@@ -58,6 +58,7 @@ beforeAll(async () => {
   setUse(10)
   const config = defaultConfig()
   config.port = 0
+  config.collagent.enable = false
   config.host = '127.0.0.1'
   config.storage.url = 'duckdb::memory:'
   config.log.path = mkdtempSync(join(tmpdir(), 'gate-http-'))
@@ -136,6 +137,7 @@ describe('monitor.disable', () => {
     writeFileSync(join(full, SCOPE, 'memory.current'), `${Math.round(0.99 * LIMIT) + INACTIVE}\n`)
     const config = defaultConfig()
     config.port = 0
+    config.collagent.enable = false
     config.host = '127.0.0.1'
     config.storage.url = 'duckdb::memory:'
     config.log.path = mkdtempSync(join(tmpdir(), 'gate-http-'))

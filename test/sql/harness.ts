@@ -82,6 +82,7 @@ export async function startServer(
   const { startAdapter } = await import('../../src/lifecycle.js')
   const config = defaultConfig()
   config.port = 0
+  config.collagent.enable = false
   config.host = '127.0.0.1'
   config.storage.url = storageUrl
   config.logLevel = 'error'

@@ -1,0 +1,116 @@
+/**
+ * End-to-end with a real collectd (Debian's collectd-core 5.12, as ../shared/tools/peers.sh runs
+ * it; .ci/run installs it): collectd reads cpu, memory and load every second and sends them with
+ * its network plugin to the adapter's collectd receiver, and writes the same values with its csv
+ * plugin. Every value in collectd's CSV files must be in the adapter, at the same time (CSV keeps
+ * milliseconds), and nothing else. Uses startIngestServer, so test/integration re-runs it on
+ * PostgreSQL unchanged.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningAdapter } from '../../src/lifecycle.js'
+import { sqlRows, startIngestServer } from '../ingest/server.js'
+
+const COLLECTD = '/usr/sbin/collectd'
+const HOST = 'e2e-collectd'
+const RUN_SECONDS = Number(process.env.COLLECTD_E2E_SECONDS ?? 6)
+
+const dir = mkdtempSync(join(tmpdir(), 'collectd-e2e-'))
+let adapter: RunningAdapter
+let collectdLog = ''
+
+beforeAll(async () => {
+  if (!existsSync(COLLECTD)) {
+    throw new Error(`${COLLECTD} not found: install Debian's collectd-core (.ci/run does)`)
+  }
+  adapter = await startIngestServer((c) => {
+    c.collagent.enable = true
+    c.collagent.port = 0
+  })
+  const conf = join(dir, 'collectd.conf')
+  writeFileSync(
+    conf,
+    `Hostname "${HOST}"
+FQDNLookup false
+BaseDir "${dir}"
+PIDFile "${dir}/collectd.pid"
+PluginDir "/usr/lib/collectd"
+TypesDB "/usr/share/collectd/types.db"
+Interval 1
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File STDOUT
+</Plugin>
+LoadPlugin cpu
+LoadPlugin memory
+LoadPlugin load
+LoadPlugin csv
+<Plugin csv>
+  DataDir "${dir}/csv"
+  StoreRates false
+</Plugin>
+LoadPlugin network
+<Plugin network>
+  Server "127.0.0.1" "${adapter.receivers[0].port}"
+</Plugin>
+`,
+  )
+  const check = spawnSync(COLLECTD, ['-t', '-C', conf], { encoding: 'utf8' })
+  if (check.status !== 0) {
+    throw new Error(`collectd -t rejected the configuration: ${check.stdout}${check.stderr}`)
+  }
+  const child = spawn(COLLECTD, ['-f', '-C', conf], { stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout.on('data', (d: Buffer) => (collectdLog += d.toString()))
+  child.stderr.on('data', (d: Buffer) => (collectdLog += d.toString()))
+  await new Promise((r) => setTimeout(r, RUN_SECONDS * 1000))
+  // on SIGTERM collectd flushes the network plugin's last, partly filled packet
+  child.kill('SIGTERM')
+  await new Promise((r) => child.once('exit', r))
+}, 60_000)
+
+afterAll(async () => {
+  await adapter?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** collectd's CSV rows of one file pattern as `epoch-ms value` strings. */
+function csvRows(sub: string, prefix: string): string[] {
+  const folder = join(dir, 'csv', HOST, sub)
+  const out: string[] = []
+  for (const f of readdirSync(folder).filter((n) => n.startsWith(prefix))) {
+    for (const line of readFileSync(join(folder, f), 'utf8').trim().split('\n').slice(1)) {
+      const [epoch, ...values] = line.split(',')
+      out.push(`${epoch.replace('.', '')} ${values.map((v) => Number(v)).join(' ')}`)
+    }
+  }
+  return out.sort()
+}
+
+/**
+ * The adapter's rows of a super table and tag filter as `epoch-ms value`, rounded as collectd's
+ * CSV writer prints them: times to milliseconds, values with six decimals (%f).
+ */
+async function adapterRows(table: string, where: string): Promise<string[]> {
+  const rows = await sqlRows(adapter.url, `select cast(_ts as bigint), \`value\` from collagent.${table} where host = '${HOST}' and ${where}`)
+  return rows.map(([ns, v]) => `${(BigInt(ns as number | string) + 500_000n) / 1_000_000n} ${Number(Number(v).toFixed(6))}`).sort()
+}
+
+describe('real collectd -> collectd receiver', () => {
+  it('stores every value collectd reports, with the time collectd gave it', async () => {
+    const memoryUsed = csvRows('memory', 'memory-used-')
+    expect(memoryUsed.length, collectdLog).toBeGreaterThanOrEqual(RUN_SECONDS - 2)
+    // the last packet is written after a short linger
+    await expect.poll(() => adapterRows('memory_value', "type_instance = 'used'"), { timeout: 10_000 }).toEqual(memoryUsed)
+    expect(await adapterRows('cpu_value', "instance = '0' and type_instance = 'user'")).toEqual(csvRows('cpu-0', 'cpu-user-'))
+    // load has three data sources: load_0, load_1, load_2 carry shortterm, midterm, longterm
+    const load = csvRows('load', 'load-').map((r) => r.split(' '))
+    for (const [i, table] of ['load_0', 'load_1', 'load_2'].entries()) {
+      const csv = load.map((f) => `${f[0]} ${Number(f[1 + i])}`).sort()
+      expect(await adapterRows(table, '1 = 1'), table).toEqual(csv)
+    }
+  })
+})
