@@ -5,6 +5,7 @@ import { pino } from 'pino'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { GatewayError, STATUS_BY_CODE, createErrorHandler, notFoundHandler } from './errors.js'
 import { requestId } from './middleware/request-id.js'
+import { StorageUnavailableError } from '../storage/errors.js'
 
 describe('error handling', () => {
   let app: Hono
@@ -28,6 +29,9 @@ describe('error handling', () => {
     })
     app.get('/down', () => {
       throw new GatewayError('unavailable', 'storage is closing')
+    })
+    app.get('/storage-down', () => {
+      throw new Error('login check failed', { cause: new StorageUnavailableError('PostgreSQL at db:5432 is unreachable (ECONNREFUSED)') })
     })
     app.get('/hono', () => {
       throw new HTTPException(401, { message: 'no credentials' })
@@ -86,5 +90,12 @@ describe('error handling', () => {
       timeout: 504,
       internal: 500,
     })
+  })
+
+  it('storage unavailable anywhere in the cause chain -> 503 with its reason and Retry-After', async () => {
+    const res = await app.request('/storage-down')
+    expect(res.status).toBe(503)
+    expect(res.headers.get('Retry-After')).toBe('1')
+    expect(await res.json()).toEqual({ code: 503, desc: 'PostgreSQL at db:5432 is unreachable (ECONNREFUSED)' })
   })
 })

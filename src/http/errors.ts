@@ -8,6 +8,7 @@ import type { ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Logger } from '../logger.js'
+import { storageUnavailableIn } from '../storage/errors.js'
 
 export type GatewayErrorCode =
   | 'invalid_argument'
@@ -82,6 +83,15 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
       const status = err.status as ContentfulStatusCode
       const body: ErrorBody = { code: status, desc: err.message || 'request failed' }
       return c.json(body, status)
+    }
+    const unavailable = storageUnavailableIn(err)
+    if (unavailable) {
+      // storage down at any step of any route (a login check before the catalog has loaded):
+      // transient, so 503 and a retry hint rather than a 500 that agents treat as final
+      logger.warn({ reqId: requestId, reason: unavailable.message }, 'storage unavailable')
+      c.header('Retry-After', '1')
+      const body: ErrorBody = { code: 503, desc: unavailable.message }
+      return c.json(body, 503)
     }
     logger.error({ err, reqId: requestId }, 'unhandled error')
     const body: ErrorBody = {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { TdError } from '../sql/errors.js'
-import { isStorageUnavailable } from '../storage/errors.js'
+import { storageUnavailableIn } from '../storage/errors.js'
 import type { RestFailure } from './auth.js'
 import { errorBody, JSON_CONTENT_TYPE } from './encode.js'
 import { statusForDbError } from './http-status.js'
@@ -33,18 +33,6 @@ export function dbError(err: unknown, httpCodeServerError: boolean): Response {
   }
   const message = err instanceof Error ? err.message : String(err)
   return jsonText(errorBody(65535, message), statusForDbError(65535, httpCodeServerError))
-}
-
-/** The StorageUnavailableError behind `err` (itself or a `cause`, e.g. wrapped as "Query failed"). */
-function storageUnavailableIn(err: unknown): Error | undefined {
-  let e: unknown = err
-  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
-    if (isStorageUnavailable(e)) {
-      return e
-    }
-    e = (e as Error).cause
-  }
-  return undefined
 }
 
 /** 503 bodies of the memory gate are JSON strings (quotes included), as taosAdapter writes them. */

@@ -13,3 +13,15 @@ export class StorageUnavailableError extends Error {
 export function isStorageUnavailable(err: unknown): err is StorageUnavailableError {
   return err instanceof StorageUnavailableError
 }
+
+/** The StorageUnavailableError behind `err` (itself or a `cause`, e.g. wrapped as "Query failed"). */
+export function storageUnavailableIn(err: unknown): StorageUnavailableError | undefined {
+  let e: unknown = err
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (isStorageUnavailable(e)) {
+      return e
+    }
+    e = e.cause
+  }
+  return undefined
+}

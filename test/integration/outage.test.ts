@@ -5,7 +5,7 @@
  * When it is back the adapter recovers by itself, and every acknowledged write is there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sql, sqlOk, startAdapter, waitQueryReady } from './adapter-process.js'
+import { ROOT_AUTH, sql, sqlOk, startAdapter, waitQueryReady } from './adapter-process.js'
 import type { AdapterProcess } from './adapter-process.js'
 import { startPostgres } from './pg-container.js'
 import type { PgContainer } from './pg-container.js'
@@ -53,6 +53,14 @@ describe('PostgreSQL outage', () => {
       // nothing is loaded yet: even catalog reads are 503
       await expectDown(adapter.base, 'SHOW DATABASES')
       await sql(adapter.base, `INSERT INTO nowhere.t VALUES (${T0}, 1)`).then((r) => expect(r.status).toBe(503))
+      // schemaless writes check credentials against the catalog first: still 503, never 500
+      for (const [path, body] of [
+        ['/lineproto/v1/write?db=o&precision=ms', `m,k=1 v=1 ${T0}`],
+        ['/tsdbproto/v1/put/telnet/o', `put m ${T0 / 1000} 1 k=1`],
+      ]) {
+        const r = await fetch(`${adapter.base}${path}`, { method: 'POST', body, headers: { Authorization: ROOT_AUTH } })
+        expect(`${r.status} ${await r.text()}`).toMatch(/^503 .*PostgreSQL|^503 .*storage/)
+      }
     } finally {
       await PG().resume()
     }
