@@ -3,7 +3,7 @@ import { Hono } from 'hono'
 import { pino } from 'pino'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Logger } from '../../logger.js'
-import { accessLog } from './access-log.js'
+import { accessLog, redactUri } from './access-log.js'
 import { requestId } from './request-id.js'
 
 function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -71,5 +71,35 @@ describe('accessLog middleware', () => {
       [500, 'GET', '/boom'],
       [404, 'POST', '/nope'],
     ])
+  })
+})
+
+describe('redactUri', () => {
+  const redact = (u: string) => redactUri(new URL(u, 'http://h'))
+
+  it('masks the password of /rest/login and keeps the user', () => {
+    expect(redact('/rest/login/root/taosdata')).toBe('/rest/login/root/***')
+    expect(redact('/rest/login/root/taosdata?x=1')).toBe('/rest/login/root/***?x=1')
+  })
+
+  it('masks p, token and password query values and leaves the rest as sent', () => {
+    expect(redact('/lineproto/v1/write?db=a&u=root&p=secret&precision=ms')).toBe('/lineproto/v1/write?db=a&u=root&p=***&precision=ms')
+    expect(redact('/rest/sql?token=abc%20d')).toBe('/rest/sql?token=***')
+    expect(redact('/x?password=s&pp=keep&b=%20')).toBe('/x?password=***&pp=keep&b=%20')
+    expect(redact('/rest/sql/db?tz=UTC')).toBe('/rest/sql/db?tz=UTC')
+  })
+})
+
+describe('accessLog redaction', () => {
+  it('never writes a password into the access log', async () => {
+    const cap = captureLogger()
+    const app = new Hono()
+    app.use(accessLog({ logger: cap.logger }))
+    app.get('/rest/login/:u/:p', (c) => c.text('ok'))
+    await app.request('/rest/login/root/hunter2')
+    await app.request('/rest/login/root/x?p=hunter2')
+    const text = JSON.stringify(cap.lines)
+    expect(text).not.toContain('hunter2')
+    expect(cap.lines.filter((l) => l.msg === 'request')).toHaveLength(2)
   })
 })

@@ -15,6 +15,24 @@ export interface AccessLogOptions {
   now?: () => number
 }
 
+/** Query parameters that carry credentials (line protocol's `p`, REST tokens). */
+const SECRET_PARAM_VALUE = /(?<=[?&])(p|token|password)=[^&]*/g
+
+/**
+ * The request's path and query with credentials masked: `/rest/login/<user>/<password>` keeps
+ * the user, `p=`, `token=` and `password=` values become `***`. Logs are shipped and kept far
+ * longer than a password should be visible.
+ */
+export function redactUri(url: URL): string {
+  let path = url.pathname
+  const login = /^(\/rest\/login\/[^/]*\/)[^/]+/.exec(path)
+  if (login) {
+    path = `${login[1]}***${path.slice(login[0].length)}`
+  }
+  // the raw query is kept as sent (its encoding included); only the secret values are replaced
+  return path + url.search.replace(SECRET_PARAM_VALUE, '$1=***')
+}
+
 export function accessLog({ logger, now = () => performance.now() }: AccessLogOptions): MiddlewareHandler {
   return async function accessLog(c, next) {
     const start = now()
@@ -33,7 +51,7 @@ export function accessLog({ logger, now = () => performance.now() }: AccessLogOp
           latencyMs: Math.round((now() - start) * 1000) / 1000,
           clientIp: ip,
           method: c.req.method,
-          uri: url.pathname + url.search,
+          uri: redactUri(url),
         },
         'request',
       )
