@@ -577,7 +577,7 @@ class SqlCatalog implements LoadableCatalog {
       return
     }
     const info = this.dbs.get(db)
-    const chunk = info ? durationTicks(info.options.duration, info.precision) : undefined
+    const chunk = info ? chunkIntervalTicks(info.options.duration, info.precision) : undefined
     for (const stmt of hook.call(this.d, this.d.schemaName(db), table, tsCol, chunk)) {
       await tx.exec(stmt)
     }
@@ -1525,14 +1525,14 @@ function rowToUser(r: unknown[]): UserRecord {
 const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1_000n, ns: 1_000_000n }
 
 /**
- * DURATION option (e.g. `10d`, `1440m`, `24h`; a bare number is minutes as in TDengine) as ticks
+ * DURATION option (e.g. `10d`, `1440m`, `24h`; a bare number is days, as TDengine reads it) as ticks
  * of the database precision, for the hypertable chunk interval; undefined when unparsable.
  */
-export function durationTicks(duration: string | number | undefined, precision: Precision): bigint | undefined {
+export function chunkIntervalTicks(duration: string | number | undefined, precision: Precision): bigint | undefined {
   const m = /^\s*(\d+)\s*([mhd]?)\s*$/i.exec(String(duration ?? ''))
   if (!m) {
     return undefined
   }
-  const minutes = BigInt(m[1]) * ({ '': 1n, m: 1n, h: 60n, d: 1440n } as Record<string, bigint>)[m[2].toLowerCase()]
+  const minutes = BigInt(m[1]) * ({ '': 1440n, m: 1n, h: 60n, d: 1440n } as Record<string, bigint>)[m[2].toLowerCase()]
   return minutes > 0n ? minutes * 60_000n * TICKS_PER_MS[precision] : undefined
 }

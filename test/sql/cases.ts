@@ -488,6 +488,17 @@ export function selectCases(): Case[] {
       ),
     },
     {
+      name: 'division and modulo: DOUBLE, fmod sign of the dividend, zero divisor gives NULL',
+      sql: 'select voltage / 4 as q, voltage % 4 as m, (0 - voltage) % 5 as n, voltage / 0 as z, voltage % 0 as zm from power.d1001 where voltage is not null order by ts',
+      expect: rowsOf(
+        [['q', 'DOUBLE', 8], ['m', 'DOUBLE', 8], ['n', 'DOUBLE', 8], ['z', 'DOUBLE', 8], ['zm', 'DOUBLE', 8]],
+        [
+          [54.25, 1, -2, null, null],
+          [54.75, 3, -4, null, null],
+        ],
+      ),
+    },
+    {
       name: 'WHERE on ts range with datetime strings',
       sql: "select count(*) from power.d1001 where ts >= '2021-07-13 14:00:00' and ts < '2021-07-13T15:00:00Z'",
       expect: rowsOf([['count(*)', 'BIGINT', 8]], [[2]]),

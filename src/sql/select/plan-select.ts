@@ -1494,7 +1494,16 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
   }
   // TDengine arithmetic yields DOUBLE
   const dbl = p.physType('DOUBLE')
-  return { sql: `(CAST(${l.sql} AS ${dbl}) ${e.op} CAST(${r.sql} AS ${dbl}))`, type: DOUBLE }
+  const a = `CAST(${l.sql} AS ${dbl})`
+  const b = `CAST(${r.sql} AS ${dbl})`
+  if (e.op === '/' || e.op === '%') {
+    // a zero divisor gives NULL on every backend (PostgreSQL would fail the query); `%` is C's
+    // fmod (the sign of the dividend), spelt with trunc because PostgreSQL has no double `%`
+    const divisor = `NULLIF(${b}, 0)`
+    const sql = e.op === '/' ? `(${a} / ${divisor})` : `(${a} - ${b} * trunc(${a} / ${divisor}))`
+    return { sql, type: DOUBLE }
+  }
+  return { sql: `(${a} ${e.op} ${b})`, type: DOUBLE }
 }
 
 /**
