@@ -373,7 +373,7 @@ export class PostgresEngine implements Engine {
     this.optimisticCopy = opts.optimisticCopy ?? true
     this.where = describeUrl(url)
     this.clientConfig = {
-      connectionString: url,
+      connectionString: libpqSslModes(url),
       application_name: opts.applicationName ?? 'db-adapter',
       connectionTimeoutMillis: this.acquireTimeoutMs,
       // notice dead peers on idle pooled connections instead of on the next request
@@ -775,6 +775,26 @@ export class PostgresEngine implements Engine {
 }
 
 /** `user@host:port/db` without the password, for error messages and logs. */
+/**
+ * `sslmode` as libpq and every PostgreSQL guide mean it: pg reads `require` and `verify-ca` as
+ * `verify-full` unless `uselibpqcompat=true` is set, so `?sslmode=require` against a server with
+ * a self-signed certificate (the usual managed or in-cluster PostgreSQL) failed. The URL keeps a
+ * `uselibpqcompat` the user set. (`prefer` then means TLS without verification; pg cannot fall
+ * back to a plain connection as libpq does.)
+ */
+export function libpqSslModes(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.searchParams.has('sslmode') && !u.searchParams.has('uselibpqcompat')) {
+      u.searchParams.set('uselibpqcompat', 'true')
+      return u.toString()
+    }
+  } catch {
+    // pg reports an unparsable URL itself
+  }
+  return url
+}
+
 function describeUrl(url: string): string {
   try {
     const u = new URL(url)
