@@ -21,7 +21,7 @@ export function storageUnavailableIn(err: unknown): StorageUnavailableError | un
     if (isStorageUnavailable(e)) {
       return e
     }
-    e = e.cause
+    e = (e as Error).cause
   }
   return undefined
 }
