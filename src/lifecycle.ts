@@ -19,10 +19,12 @@ import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
 import { restRetryAfter, writeGate } from './monitor/gate-middleware.js'
+import { createIngestMetrics, ingestMetricsScope } from './monitor/ingest-metrics.js'
 import { createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
 import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
 import type { Sampler } from './monitor/sampler.js'
+import { createStoragePoolMetrics } from './monitor/storage-metrics.js'
 import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
 import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
@@ -85,7 +87,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const used = tracing ? traceStorage(storage) : storage
     const sql = createSqlExecutor(used)
     const gate = new Gate()
-    const metrics = createHttpMetrics()
+    const metrics = createHttpMetrics({ clientIp: !config.monitor.disableCollectClientIP })
+    createStoragePoolMetrics(metrics.registry, storage.engine)
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
     const restRoutes = createRestRoutes({ config, storage: used, sql, logger, gate, ...(sqlLogger ? { sqlLogger } : {}) })
     // all-paused refused (with Retry-After) before anything else; the handlers classify queries
@@ -93,9 +96,10 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // writes are refused before auth and body reading while all-paused
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
+    const ingestMetrics = createIngestMetrics(metrics.registry)
     const routes = createIngestRoutes({ config, storage: used, logger, gate, schemaless }).map((r) => ({
       prefix: r.prefix,
-      app: guarded(r.app, [writeGate(gate)], tracing),
+      app: guarded(r.app, [writeGate(gate), ingestMetricsScope(ingestMetrics)], tracing),
     }))
     const opened = storage
     const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined

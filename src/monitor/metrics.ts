@@ -4,6 +4,7 @@
  * tests and several adapters in one process do not collide), process metrics, and the HTTP family
  * declared here beside the middleware that bumps it (`src/http/middleware/http-metrics.ts`).
  */
+import { isIP } from 'node:net'
 import { Hono } from 'hono'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { Metric, OpenMetricsContentType } from 'prom-client'
@@ -15,6 +16,8 @@ export interface HttpMetrics {
   requests: Counter<HttpLabel>
   duration: Histogram<HttpLabel>
   inFlight: Gauge
+  /** requests by client address; absent when client IPs are not collected */
+  byClient?: ClientIpCounter
 }
 
 /** Route label of requests that matched no route, so raw URLs never become label values. */
@@ -26,9 +29,54 @@ const OPENMETRICS_CONTENT_TYPE = Registry.OPENMETRICS_CONTENT_TYPE
 export interface MetricsOptions {
   /** collect process_* and nodejs_* metrics (default true) */
   processMetrics?: boolean
+  /**
+   * count requests by client IP in a metric of its own (lifecycle: unless
+   * monitor.disableCollectClientIP); default false
+   */
+  clientIp?: boolean
+  /** distinct client IPs given a series of their own; later ones count as "other" (default 100) */
+  maxClientIps?: number
 }
 
-export function createHttpMetrics({ processMetrics = true }: MetricsOptions = {}): HttpMetrics {
+/** `client_ip` of requests past the distinct-address bound. */
+export const OTHER_CLIENTS = 'other'
+/** `client_ip` of requests without a usable address (none known, or not an IP). */
+export const UNKNOWN_CLIENT = 'unknown'
+
+/**
+ * `db_adapter_http_requests_by_client_total{client_ip}`: a separate metric, so the client address
+ * never multiplies the route/status series. Cardinality is bounded: the first `max` distinct
+ * addresses get a series each, any later one counts under `client_ip="other"`. The address comes
+ * from X-Forwarded-For / X-Real-IP when sent (as in the access log), so values that are not an IP
+ * count as "unknown" rather than becoming label text.
+ */
+export class ClientIpCounter {
+  readonly #seen = new Set<string>()
+  constructor(
+    readonly counter: Counter<'client_ip'>,
+    readonly max: number,
+  ) {}
+
+  inc(ip: string): void {
+    this.counter.inc({ client_ip: this.label(ip) })
+  }
+
+  label(ip: string): string {
+    if (isIP(ip) === 0) {
+      return UNKNOWN_CLIENT
+    }
+    if (this.#seen.has(ip)) {
+      return ip
+    }
+    if (this.#seen.size >= this.max) {
+      return OTHER_CLIENTS
+    }
+    this.#seen.add(ip)
+    return ip
+  }
+}
+
+export function createHttpMetrics({ processMetrics = true, clientIp = false, maxClientIps = 100 }: MetricsOptions = {}): HttpMetrics {
   const registry = new Registry()
   if (processMetrics) {
     collectDefaultMetrics({ register: registry })
@@ -52,7 +100,18 @@ export function createHttpMetrics({ processMetrics = true }: MetricsOptions = {}
     help: 'HTTP requests being processed',
     registers: [registry],
   })
-  return { registry, requests, duration, inFlight }
+  const byClient = clientIp
+    ? new ClientIpCounter(
+        new Counter({
+          name: 'db_adapter_http_requests_by_client_total',
+          help: `HTTP requests answered, by client IP (X-Forwarded-For, X-Real-IP, else the peer); at most ${maxClientIps} addresses, later ones under client_ip="${OTHER_CLIENTS}"`,
+          labelNames: ['client_ip'],
+          registers: [registry],
+        }),
+        maxClientIps,
+      )
+    : undefined
+  return { registry, requests, duration, inFlight, ...(byClient ? { byClient } : {}) }
 }
 
 /** True when the Accept header asks for OpenMetrics (any version, any q > 0). */

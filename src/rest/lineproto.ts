@@ -25,6 +25,7 @@ import { readIngestBody } from './ingest-body.js'
 import type { Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
+import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId } from './params.js'
 
 type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
@@ -95,6 +96,7 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   } catch (err) {
     return writeFailure(err, db, deps)
   }
+  countRows(c, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
     return rejectedLines(result)
   }

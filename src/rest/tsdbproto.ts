@@ -25,6 +25,7 @@ import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
 import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
+import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId } from './params.js'
 
 type TsdbDeps = IngestDeps & { schemaless: Schemaless }
@@ -120,6 +121,7 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
   } catch (err) {
     return failure(err, db, deps)
   }
+  countRows(c, `tsdbproto_${format}`, result.written, result.rejected)
   if (result.rejected > 0) {
     const unit = format === 'json' ? 'item' : 'line'
     const first = result.errors[0]

@@ -65,4 +65,21 @@ describe('httpMetrics middleware', () => {
     await failing.request('/x/7')
     expect(await counterValue(metrics, { route: '/x/:id', status: '500' })).toBe(1)
   })
+
+  it('counts by client IP only when asked, in a separate metric, bounded', async () => {
+    expect(metrics.byClient).toBeUndefined()
+    const byIp = createHttpMetrics({ processMetrics: false, clientIp: true, maxClientIps: 2 })
+    const ipApp = new Hono()
+    ipApp.use(httpMetrics({ metrics: byIp }))
+    ipApp.get('/x', (c) => c.text('x'))
+    for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.1', '10.0.0.3', '10.0.0.4', 'bogus']) {
+      await ipApp.request('/x', { headers: { 'X-Forwarded-For': ip } })
+    }
+    // app.request has no socket: no peer address
+    await ipApp.request('/x')
+    const values = (await (byIp.byClient as NonNullable<HttpMetrics['byClient']>).counter.get()).values
+    const count = Object.fromEntries(values.map((v) => [v.labels.client_ip, v.value]))
+    expect(count).toEqual({ '10.0.0.1': 2, '10.0.0.2': 1, other: 2, unknown: 2 })
+    expect((await byIp.requests.get()).values.every((v) => !('client_ip' in v.labels))).toBe(true)
+  })
 })

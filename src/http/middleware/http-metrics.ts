@@ -2,12 +2,14 @@
  * @module
  * HTTP request metrics: counter and latency histogram by method, route TEMPLATE and status, and
  * the in-flight gauge. Labels use the matched route (`/rest/sql/:db`), never the raw URL, so label
- * cardinality stays bounded whatever clients send; unmatched paths share one label.
+ * cardinality stays bounded whatever clients send; unmatched paths share one label. With client IP
+ * collection on, requests are also counted by client address in a separate, bounded metric.
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { UNMATCHED_ROUTE } from '../../monitor/metrics.js'
 import type { HttpMetrics } from '../../monitor/metrics.js'
+import { clientIp } from '../context.js'
 
 /**
  * The template of the route that handles the request: the last matched entry registered as a
@@ -41,6 +43,8 @@ export function httpMetrics({ metrics, now = () => performance.now() }: HttpMetr
       const labels = { method: c.req.method, route: routeLabel(c), status: String(c.res.status) }
       metrics.requests.inc(labels)
       metrics.duration.observe(labels, (now() - start) / 1000)
+      // the access log already worked the address out; on its own this middleware does it
+      metrics.byClient?.inc((c.get('clientIp') as string | undefined) ?? clientIp(c))
     }
   }
 }

@@ -80,6 +80,10 @@ class ConnectionPool {
     }
   }
 
+  stats(): { total: number; idle: number; waiting: number } {
+    return { total: this.created, idle: this.idle.length, waiting: this.waiters.length }
+  }
+
   closeAll(): void {
     for (const c of this.idle.splice(0)) {
       c.closeSync()
@@ -522,6 +526,11 @@ export class DuckDBEngine implements Engine {
     } catch {
       return false
     }
+  }
+
+  /** the read-connection pool (writes have one connection of their own) */
+  poolStats(): { total: number; idle: number; waiting: number } {
+    return this.pool.stats()
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,30 @@
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import { createStoragePoolMetrics } from './storage-metrics.js'
+import type { PoolStats } from './storage-metrics.js'
+
+describe('createStoragePoolMetrics', () => {
+  it('reads the pool at scrape time', async () => {
+    const registry = new Registry()
+    const stats: PoolStats = { total: 0, idle: 0, waiting: 0 }
+    expect(createStoragePoolMetrics(registry, { poolStats: () => ({ ...stats }) })).toBe(true)
+
+    Object.assign(stats, { total: 5, idle: 2, waiting: 3 })
+    let text = await registry.metrics()
+    expect(text).toContain('db_adapter_storage_pool_connections{state="total"} 5')
+    expect(text).toContain('db_adapter_storage_pool_connections{state="idle"} 2')
+    expect(text).toContain('db_adapter_storage_pool_connections{state="in_use"} 3')
+    expect(text).toContain('db_adapter_storage_pool_waiting 3')
+
+    Object.assign(stats, { total: 1, idle: 1, waiting: 0 })
+    text = await registry.metrics()
+    expect(text).toContain('db_adapter_storage_pool_connections{state="in_use"} 0')
+    expect(text).toContain('db_adapter_storage_pool_waiting 0')
+  })
+
+  it('registers nothing for an engine without pool stats', async () => {
+    const registry = new Registry()
+    expect(createStoragePoolMetrics(registry, { dialect: { name: 'duckdb' } })).toBe(false)
+    expect(await registry.metrics()).not.toContain('db_adapter_storage_pool')
+  })
+})

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * Storage engine pool use on /metrics, read at scrape time (a `collect()` callback, no timer):
+ *  - `db_adapter_storage_pool_connections{state="total"|"idle"|"in_use"}`
+ *  - `db_adapter_storage_pool_waiting`: callers waiting for a connection.
+ *
+ * Any engine with a `poolStats()` method reports: PostgreSQL's `pg` pool, DuckDB's read pool.
+ * An engine without one registers nothing, so /metrics never shows made-up zeros.
+ */
+import { Gauge } from 'prom-client'
+import type { Registry } from 'prom-client'
+
+export interface PoolStats {
+  /** connections open */
+  total: number
+  /** open and not in use */
+  idle: number
+  /** callers waiting for a connection */
+  waiting: number
+}
+
+export interface PoolStatsSource {
+  poolStats(): PoolStats
+}
+
+export function hasPoolStats(engine: unknown): engine is PoolStatsSource {
+  return typeof (engine as Partial<PoolStatsSource> | null)?.poolStats === 'function'
+}
+
+/**
+ * Registers the pool gauges for `engine` on `registry`; returns false (and registers nothing)
+ * when the engine cannot tell its pool use.
+ */
+export function createStoragePoolMetrics(registry: Registry, engine: unknown): boolean {
+  if (!hasPoolStats(engine)) {
+    return false
+  }
+  const source = engine
+  new Gauge({
+    name: 'db_adapter_storage_pool_connections',
+    help: 'Storage engine connection pool: connections open (total), idle, and in use',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const s = source.poolStats()
+      this.set({ state: 'total' }, s.total)
+      this.set({ state: 'idle' }, s.idle)
+      this.set({ state: 'in_use' }, Math.max(0, s.total - s.idle))
+    },
+  })
+  new Gauge({
+    name: 'db_adapter_storage_pool_waiting',
+    help: 'Storage engine calls waiting for a pool connection',
+    registers: [registry],
+    collect() {
+      this.set(source.poolStats().waiting)
+    },
+  })
+  return true
+}
