@@ -2,19 +2,26 @@
  * The Helm chart (charts/db-adapter) and the kustomize overlays (k8s/), rendered for real and
  * checked: values against values.schema.json (ajv; bad sets rejected), every object against the
  * Kubernetes API schemas (kubernetes-models), and the facts that matter: ports match the
- * adapter's config, probes hit /-/ping and /-/live, every variable in the ConfigMap is one the
- * adapter reads (the adapter's own loader parses them), the UDP Service holds only UDP ports,
- * secrets come from the (existing) Secret, checksums roll the pods on config changes.
+ * adapter's config, probes hit /-/ping and /-/live (or the custom ones given), every variable in
+ * the env ConfigMap is one the adapter reads (the adapter's own loader parses them) and numbers
+ * are printed as integers, the TOML file is in a ConfigMap of its own, the UDP Service holds only
+ * UDP ports (the collectd receiver, on by default as in the adapter), receivers this version lacks
+ * are refused, passwords (root, collectd, monitor) come from the (existing) Secret, checksums
+ * roll the pods on config changes.
  *
  * Rendering: `helm template` when helm is on the PATH, else the test-only Go renderer in
- * test/deploy/helm-render (Go text/template + sprig from Debian; .ci/run installs them).
+ * test/deploy/helm-render (Go text/template + sprig from Debian; .ci/run installs them), which
+ * types values as Helm does (every number a float64).
+ *
+ * Value sets: the files in test/deploy/values, and sets written here (SETS) for what the files
+ * do not cover.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import { Ajv } from 'ajv'
-import { load, loadAll } from 'js-yaml'
+import { dump, load, loadAll } from 'js-yaml'
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1'
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2'
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1'
@@ -60,14 +67,77 @@ function validateAll(objs: Obj[]): void {
   }
 }
 
+/** Value sets beyond test/deploy/values, written to the temporary directory on first use. */
+const SETS: Record<string, unknown> = {
+  // the collectd receiver on another port, numbers Helm would print as 1e+06, a TOML file
+  'collectd.yaml': {
+    config: {
+      'collagent.port': 25826,
+      'collagent.db': 'collectd',
+      restfulRowLimit: 1000000,
+      'monitor.pauseQueryMemoryThreshold': 65.5,
+      'pool.maxConnect': 4000000,
+      'tsdbproto_telnet.ports': [16046, 16047],
+      'tsdbproto_telnet.dbs': ['telnet_a', 'telnet_b'],
+      'cors.allowOrigins': ['https://grafana.example'],
+    },
+    configToml: '[log]\npath = "/var/lib/db-adapter/log"\n',
+  },
+  'no-collectd.yaml': { config: { 'collagent.enable': false }, networkPolicy: { enabled: true } },
+  'network-policy-collectd.yaml': {
+    networkPolicy: { enabled: true, from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+  },
+  'root-password.yaml': { auth: { rootPassword: 's3cret' } },
+  'own-passwords.yaml': { auth: { rootPassword: 's3cret', collagentPassword: 'collectd-pw', monitorPassword: 'monitor-pw' } },
+  'existing-secret-monitor-key.yaml': {
+    storage: { mode: 'postgres' },
+    auth: { existingSecret: 'creds', secretKeys: { rootPassword: 'password', storageUrl: 'url', monitorPassword: 'monitor' } },
+  },
+  'probes.yaml': {
+    probes: {
+      readiness: { initialDelaySeconds: 5, successThreshold: 2 },
+      liveness: { initialDelaySeconds: 30 },
+      startup: { enabled: false },
+    },
+    customReadinessProbe: { tcpSocket: { port: 'http' }, periodSeconds: 3, successThreshold: 2 },
+    customStartupProbe: { exec: { command: ['node', '-e', 'process.exit(0)'] }, failureThreshold: 30 },
+  },
+  'statsagent-on.yaml': { config: { 'statsagent.enable': true } },
+  'statsagent-on-as-1.yaml': { config: { 'statsagent.enable': '1' } },
+  'telnet-on.yaml': { config: { 'tsdbproto_telnet.enable': true } },
+  'hostexporter-on.yaml': { config: { 'hostexporter.enable': 'true' } },
+  'password-in-config.yaml': { config: { 'collagent.password': 'x' } },
+  'bad-probes.yaml': {
+    probes: { liveness: { successThreshold: 2 }, readiness: { initialDelaySeconds: '10' } },
+    customLivenessProbe: 'httpGet /-/live',
+  },
+}
+
+/** a value file's path: a SETS entry (written on first use) or a file in test/deploy/values */
+function valuesPath(f: string): string {
+  if (isAbsolute(f)) {
+    return f
+  }
+  if (f in SETS) {
+    const p = join(dir, 'values', f)
+    mkdirSync(join(dir, 'values'), { recursive: true })
+    writeFileSync(p, dump(SETS[f]))
+    return p
+  }
+  return join(VALUES, f)
+}
+
+function renderText(...files: string[]): string {
+  const args = [...renderer.slice(1), CHART, ...files.flatMap((f) => ['-f', valuesPath(f)])]
+  return execFileSync(renderer[0], args, { encoding: 'utf8' })
+}
+
 function render(...files: string[]): Obj[] {
-  const args = [...renderer.slice(1), CHART, ...files.flatMap((f) => ['-f', join(VALUES, f)])]
-  const out = execFileSync(renderer[0], args, { encoding: 'utf8' })
-  return (loadAll(out) as Obj[]).filter((o) => o !== null && o !== undefined)
+  return (loadAll(renderText(...files)) as Obj[]).filter((o) => o !== null && o !== undefined)
 }
 
 function renderError(...files: string[]): string {
-  const r = spawnSync(renderer[0], [...renderer.slice(1), CHART, ...files.flatMap((f) => ['-f', join(VALUES, f)])], { encoding: 'utf8' })
+  const r = spawnSync(renderer[0], [...renderer.slice(1), CHART, ...files.flatMap((f) => ['-f', valuesPath(f)])], { encoding: 'utf8' })
   expect(r.status, r.stdout).not.toBe(0)
   return r.stderr
 }
@@ -83,10 +153,18 @@ const container = (objs: Obj[]) => workload(objs).spec.template.spec.containers[
 /** The adapter's own variables: every env name its config schema reads. */
 const ENV_NAMES = new Set<string>(SCHEMA.flatMap((f) => f.env))
 
-/** The ConfigMap's variables, loaded by the adapter's real config loader. */
+/** the ConfigMap the container projects with envFrom */
+function envConfigMap(objs: Obj[]): Obj {
+  const refs = container(objs).envFrom.filter((e: { configMapRef?: unknown }) => e.configMapRef)
+  expect(refs).toHaveLength(1)
+  const found = objs.filter((o) => o.kind === 'ConfigMap' && o.metadata.name === refs[0].configMapRef.name)
+  expect(found).toHaveLength(1)
+  return found[0]
+}
+
+/** The env ConfigMap's variables, loaded by the adapter's real config loader. */
 function adapterConfig(objs: Obj[]) {
-  const data = { ...one(objs, 'ConfigMap').data } as Record<string, string>
-  delete data['adapter.toml']
+  const data = { ...envConfigMap(objs).data } as Record<string, string>
   for (const name of Object.keys(data)) {
     expect(ENV_NAMES.has(name), `${name} is not a variable the adapter reads`).toBe(true)
   }
@@ -96,6 +174,32 @@ function adapterConfig(objs: Obj[]) {
   }
   return r.config
 }
+
+/** Every Service port targets a port the container declares, with the same protocol; the -udp
+ * Service holds only UDP ports and the main one only TCP ports. */
+function checkServices(objs: Obj[]): void {
+  const declared = new Map(container(objs).ports.map((p: { name: string; protocol: string }) => [p.name, p.protocol]))
+  for (const svc of objs.filter((o) => o.kind === 'Service')) {
+    const want = svc.metadata.name.endsWith('-udp') ? 'UDP' : 'TCP'
+    expect(svc.spec.ports.length, svc.metadata.name).toBeGreaterThan(0)
+    for (const p of svc.spec.ports) {
+      expect(p.protocol, `${svc.metadata.name} ${p.name}`).toBe(want)
+      expect(declared.get(p.targetPort), `${svc.metadata.name} ${p.name}`).toBe(p.protocol)
+    }
+  }
+}
+
+/** the receivers this version has no implementation of are off (the adapter would only warn) */
+function noPhantomReceivers(objs: Obj[]): void {
+  const config = adapterConfig(objs)
+  expect(config.statsagent.enable).toBe(false)
+  expect(config.tsdbproto_telnet.enable).toBe(false)
+  expect(config.hostexporter.enable).toBe(false)
+  const names = [...container(objs).ports, ...objs.filter((o) => o.kind === 'Service').flatMap((s) => s.spec.ports)].map((p: { name: string }) => p.name)
+  expect(names.filter((n: string) => /statsd|telnet|node/.test(n))).toEqual([])
+}
+
+const secretEnv = (name: string, secret: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } })
 
 function mergedValues(...files: string[]): unknown {
   const merge = (a: any, b: any): any => {
@@ -108,7 +212,7 @@ function mergedValues(...files: string[]): unknown {
     }
     return b === undefined ? a : b
   }
-  return files.reduce((acc, f) => merge(acc, load(readFileSync(join(VALUES, f), 'utf8'))), load(readFileSync(join(CHART, 'values.yaml'), 'utf8')))
+  return files.reduce((acc, f) => merge(acc, load(readFileSync(valuesPath(f), 'utf8'))), load(readFileSync(join(CHART, 'values.yaml'), 'utf8')))
 }
 
 beforeAll(() => {
@@ -131,7 +235,8 @@ describe('values.schema.json', () => {
   const validate = ajv.compile(JSON.parse(readFileSync(join(CHART, 'values.schema.json'), 'utf8')))
 
   it('accepts the defaults and every example value set', () => {
-    for (const f of readdirSync(VALUES).filter((x) => !x.startsWith('bad-'))) {
+    const sets = [...readdirSync(VALUES), ...Object.keys(SETS)].filter((x) => !x.startsWith('bad-'))
+    for (const f of sets) {
       expect(validate(mergedValues(f)), `${f}: ${ajv.errorsText(validate.errors)}`).toBe(true)
     }
     expect(validate(mergedValues()), ajv.errorsText(validate.errors)).toBe(true)
@@ -145,6 +250,23 @@ describe('values.schema.json', () => {
     expect(text).toMatch(/probes\/readiness\/enabled must be boolean/)
     expect(validate(mergedValues('bad-mode.yaml'))).toBe(false)
     expect(ajv.errorsText(validate.errors)).toMatch(/storage\/mode must be equal to one of the allowed values/)
+    expect(validate(mergedValues('bad-probes.yaml'))).toBe(false)
+    const probes = ajv.errorsText(validate.errors)
+    expect(probes).toMatch(/probes\/liveness\/successThreshold must be <= 1/)
+    expect(probes).toMatch(/probes\/readiness\/initialDelaySeconds must be integer/)
+    expect(probes).toMatch(/customLivenessProbe must be object/)
+  })
+})
+
+describe('the renderer types values as Helm does', () => {
+  it('a number from a values file is a float64: toString prints 1000000 as 1e+06', () => {
+    const chart = join(dir, 'typing-chart')
+    mkdirSync(join(chart, 'templates'), { recursive: true })
+    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: typing\nversion: 0.1.0\n')
+    writeFileSync(join(chart, 'values.yaml'), 'n: 1000000\n')
+    writeFileSync(join(chart, 'templates/cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: typing}\ndata:\n  n: {{ toString .Values.n | quote }}\n  kind: {{ kindOf .Values.n | quote }}\n')
+    const out = loadAll(execFileSync(renderer[0], [...renderer.slice(1), chart], { encoding: 'utf8' })).filter(Boolean) as Obj[]
+    expect(out[0].data).toEqual({ n: '1e+06', kind: 'float64' })
   })
 })
 
@@ -166,9 +288,8 @@ describe('chart: defaults (embedded storage)', () => {
     const c = container(objs)
     const config = adapterConfig(objs)
     expect(config.monitor.incgroup).toBe(true)
-    expect(c.ports).toEqual([{ name: 'http', containerPort: config.port, protocol: 'TCP' }])
-    expect(one(objs, 'Service').spec.ports).toEqual([{ name: 'http', port: 6041, targetPort: 'http', protocol: 'TCP' }])
-    expect(c.readinessProbe.httpGet).toEqual({ path: '/-/ping', port: 'http' })
+    expect(config.smlAutoCreateDB).toBe(false)
+    expect(c.readinessProbe).toEqual({ httpGet: { path: '/-/ping', port: 'http' }, periodSeconds: 5, timeoutSeconds: 2, successThreshold: 1, failureThreshold: 3 })
     expect(c.livenessProbe.httpGet).toEqual({ path: '/-/live', port: 'http' })
     expect(c.startupProbe.httpGet).toEqual({ path: '/-/live', port: 'http' })
     expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } })
@@ -178,10 +299,38 @@ describe('chart: defaults (embedded storage)', () => {
     expect(one(objs, 'ServiceAccount').automountServiceAccountToken).toBe(false)
     expect(pod.volumes).toContainEqual({ name: 'tmp', emptyDir: {} })
     expect(c.resources.limits.memory).toBe('1Gi')
-    // the password comes from the generated Secret
-    expect(c.env).toContainEqual({ name: 'DB_ADAPTER_AUTH_ROOT_PASSWORD', valueFrom: { secretKeyRef: { name: 'release-db-adapter', key: 'root-password' } } })
+    for (const e of c.env) {
+      expect(ENV_NAMES.has(e.name), e.name).toBe(true)
+    }
+    // no TOML file by default: one ConfigMap, no config volume
+    expect(objs.filter((o) => o.kind === 'ConfigMap')).toHaveLength(1)
+    expect(pod.volumes.some((v: { name: string }) => v.name === 'config')).toBe(false)
+  })
+
+  it('the collectd receiver is on, as in the adapter: 6045/UDP in the container and in the -udp Service only', () => {
+    const c = container(objs)
+    const config = adapterConfig(objs)
+    expect(config.collagent.enable).toBe(true)
+    expect(config.collagent.port).toBe(6045)
+    expect(c.ports).toEqual([
+      { name: 'http', containerPort: config.port, protocol: 'TCP' },
+      { name: 'collectd', containerPort: config.collagent.port, protocol: 'UDP' },
+    ])
+    expect(one(objs, 'Service', '-db-adapter').spec.ports).toEqual([{ name: 'http', port: 6041, targetPort: 'http', protocol: 'TCP' }])
+    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 6045, targetPort: 'collectd', protocol: 'UDP' }])
+    checkServices(objs)
+    // StatsD is on by default in the adapter and not in this version: the chart turns it off
+    expect(envConfigMap(objs).data.DB_ADAPTER_STATSAGENT_ENABLE).toBe('false')
+    noPhantomReceivers(objs)
+  })
+
+  it('root, collectd and monitor passwords all come from the Secret\'s root-password key', () => {
+    const env = container(objs).env
+    for (const name of ['DB_ADAPTER_AUTH_ROOT_PASSWORD', 'DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+      expect(env).toContainEqual(secretEnv(name, 'release-db-adapter', 'root-password'))
+    }
     expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 'taosdata' })
-    expect(objs.some((o) => o.kind === 'Service' && o.metadata.name.endsWith('-udp'))).toBe(false)
+    expect(Object.keys(envConfigMap(objs).data).filter((k) => /PASSWORD/.test(k))).toEqual([])
   })
 
   it('the helm test pod pings, writes a point and reads it back; NOTES tell how to reach it', () => {
@@ -194,13 +343,15 @@ describe('chart: defaults (embedded storage)', () => {
     if (renderer[0] !== 'helm') {
       const notes = execFileSync(renderer[0], ['-notes', CHART], { encoding: 'utf8' })
       expect(notes).toMatch(/port-forward svc\/release-db-adapter 6041:6041/)
+      expect(notes).toMatch(/CREATE DATABASE prom/)
+      expect(notes).toMatch(/Server "release-db-adapter-udp.default" "6045" \(UDP\)/)
       expect(notes).toMatch(/helm test release/)
     }
   })
 
   it('a configuration change changes the checksum annotation (pods roll)', () => {
     const before = workload(objs).spec.template.metadata.annotations['checksum/config']
-    const after = workload(render('receivers.yaml')).spec.template.metadata.annotations['checksum/config']
+    const after = workload(render('collectd.yaml')).spec.template.metadata.annotations['checksum/config']
     expect(before).toMatch(/^[0-9a-f]{64}$/)
     expect(after).not.toBe(before)
   })
@@ -210,34 +361,102 @@ describe('chart: value sets', () => {
   it('postgres with 3 replicas: Deployment, URL from the Secret, PDB, spread, ServiceMonitor', () => {
     const objs = render('postgres-3-replicas.yaml')
     validateAll(objs)
+    checkServices(objs)
     const d = one(objs, 'Deployment')
     expect(d.spec.replicas).toBe(3)
-    expect(container(objs).env).toContainEqual({ name: 'DB_ADAPTER_STORAGE_URL', valueFrom: { secretKeyRef: { name: 'release-db-adapter', key: 'storage-url' } } })
+    expect(container(objs).env).toContainEqual(secretEnv('DB_ADAPTER_STORAGE_URL', 'release-db-adapter', 'storage-url'))
     expect(one(objs, 'Secret').stringData['storage-url']).toMatch(/^postgres:\/\//)
     expect(one(objs, 'PodDisruptionBudget').spec.maxUnavailable).toBe(1)
     expect(d.spec.template.spec.topologySpreadConstraints[0].topologyKey).toBe('kubernetes.io/hostname')
     expect(one(objs, 'ServiceMonitor').spec.endpoints[0].port).toBe('http')
   })
 
-  it('receivers on: UDP ports only in the UDP Service, TCP ports in the main one, all matching the config', () => {
-    const objs = render('receivers.yaml')
+  it('collectd on another port: the UDP Service follows the config; numbers print as integers; the TOML file has a ConfigMap of its own', () => {
+    const text = renderText('collectd.yaml')
+    expect(text).not.toMatch(/\de[+-]\d/)
+    const objs = render('collectd.yaml')
     validateAll(objs)
+    checkServices(objs)
     const config = adapterConfig(objs)
-    expect(config.tsdbproto_telnet.ports).toEqual([6046, 6047, 6048, 6049])
+    expect(config.collagent.port).toBe(25826)
+    expect(config.collagent.db).toBe('collectd')
+    expect(config.restfulRowLimit).toBe(1000000)
+    expect(config.pool.maxConnect).toBe(4000000)
+    expect(config.monitor.pauseQueryMemoryThreshold).toBe(65.5)
+    expect(config.tsdbproto_telnet.ports).toEqual([16046, 16047])
     expect(config.cors.allowOrigins).toEqual(['https://grafana.example'])
-    const udp = one(objs, 'Service', '-udp')
-    expect(udp.spec.ports.every((p: { protocol: string }) => p.protocol === 'UDP')).toBe(true)
-    expect(udp.spec.ports.map((p: { port: number }) => p.port).sort()).toEqual([config.statsagent.port, config.collagent.port].sort())
-    const tcp = objs.find((o) => o.kind === 'Service' && !o.metadata.name.endsWith('-udp')) as Obj
-    expect(tcp.spec.ports.every((p: { protocol: string }) => p.protocol === 'TCP')).toBe(true)
-    expect(tcp.spec.ports.map((p: { port: number }) => p.port)).toEqual([6041, ...config.tsdbproto_telnet.ports])
-    // every Service port targets a port the container declares with the same protocol
-    const declared = new Map(container(objs).ports.map((p: { name: string; protocol: string }) => [p.name, p.protocol]))
-    for (const p of [...udp.spec.ports, ...tcp.spec.ports]) {
-      expect(declared.get(p.targetPort), p.name).toBe(p.protocol)
-    }
-    // the TOML file is mounted where the adapter reads it
+    const env = envConfigMap(objs).data
+    expect(env.DB_ADAPTER_RESTFUL_ROW_LIMIT).toBe('1000000')
+    expect(env.DB_ADAPTER_POOL_MAX_CONNECT).toBe('4000000')
+    expect(env.DB_ADAPTER_TSDBPROTO_TELNET_PORTS).toBe('16046,16047')
+    expect(env.DB_ADAPTER_MONITOR_PAUSE_QUERY_MEMORY_THRESHOLD).toBe('65.5')
+    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 25826, targetPort: 'collectd', protocol: 'UDP' }])
+    expect(container(objs).ports).toContainEqual({ name: 'collectd', containerPort: 25826, protocol: 'UDP' })
+    noPhantomReceivers(objs)
+    // the TOML file: not in the env ConfigMap (envFrom would make it a variable), in its own, mounted
+    expect(Object.keys(env).every((k) => k.startsWith('DB_ADAPTER_'))).toBe(true)
+    const toml = one(objs, 'ConfigMap', '-toml')
+    expect(toml.data).toEqual({ 'adapter.toml': '[log]\npath = "/var/lib/db-adapter/log"\n' })
+    expect(toml.metadata.name).not.toBe(envConfigMap(objs).metadata.name)
     expect(container(objs).volumeMounts).toContainEqual({ name: 'config', mountPath: '/etc/db/adapter.toml', subPath: 'adapter.toml', readOnly: true })
+    expect(workload(objs).spec.template.spec.volumes).toContainEqual({
+      name: 'config',
+      configMap: { name: toml.metadata.name, items: [{ key: 'adapter.toml', path: 'adapter.toml' }] },
+    })
+  })
+
+  it('collectd off: no UDP Service, no receiver port anywhere', () => {
+    const objs = render('no-collectd.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    expect(adapterConfig(objs).collagent.enable).toBe(false)
+    expect(objs.some((o) => o.kind === 'Service' && o.metadata.name.endsWith('-udp'))).toBe(false)
+    expect(container(objs).ports).toEqual([{ name: 'http', containerPort: 6041, protocol: 'TCP' }])
+    expect(one(objs, 'NetworkPolicy').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }])
+  })
+
+  it('receivers this version lacks (StatsD, OpenTSDB telnet, node_exporter) are refused, not rendered as ports', () => {
+    expect(renderError('statsagent-on.yaml')).toMatch(/config.statsagent.enable is on, but this version of db-adapter has no StatsD receiver/)
+    expect(renderError('statsagent-on-as-1.yaml')).toMatch(/config.statsagent.enable is on/)
+    expect(renderError('telnet-on.yaml')).toMatch(/config.tsdbproto_telnet.enable is on, but this version of db-adapter has no OpenTSDB telnet TCP receivers/)
+    expect(renderError('hostexporter-on.yaml')).toMatch(/config.hostexporter.enable is on, but this version of db-adapter has no node_exporter scraper/)
+  })
+
+  it('passwords: rootPassword carries the collectd and monitor passwords; each can have its own', () => {
+    let objs = render('root-password.yaml')
+    expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 's3cret' })
+    for (const name of ['DB_ADAPTER_AUTH_ROOT_PASSWORD', 'DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+      expect(container(objs).env).toContainEqual(secretEnv(name, 'release-db-adapter', 'root-password'))
+    }
+    objs = render('own-passwords.yaml')
+    validateAll(objs)
+    expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 's3cret', 'collagent-password': 'collectd-pw', 'monitor-password': 'monitor-pw' })
+    const env = container(objs).env
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_AUTH_ROOT_PASSWORD', 'release-db-adapter', 'root-password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'release-db-adapter', 'collagent-password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'release-db-adapter', 'monitor-password'))
+    // an existing Secret: its root key unless a key of their own is named
+    objs = render('existing-secret-monitor-key.yaml')
+    expect(objs.some((o) => o.kind === 'Secret')).toBe(false)
+    expect(container(objs).env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'creds', 'password'))
+    expect(container(objs).env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'creds', 'monitor'))
+    // a password in config would land in the ConfigMap
+    expect(renderError('password-in-config.yaml')).toMatch(/config.collagent.password is a password: passwords come from the Secret/)
+  })
+
+  it('probes: initialDelaySeconds and successThreshold, switchable, and custom probes used verbatim', () => {
+    const objs = render('probes.yaml')
+    validateAll(objs)
+    const c = container(objs)
+    expect(c.readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 3, successThreshold: 2 })
+    expect(c.livenessProbe).toEqual({ httpGet: { path: '/-/live', port: 'http' }, initialDelaySeconds: 30, periodSeconds: 10, timeoutSeconds: 2, successThreshold: 1, failureThreshold: 6 })
+    // a custom probe wins even over enabled: false
+    expect(c.startupProbe).toEqual({ exec: { command: ['node', '-e', 'process.exit(0)'] }, failureThreshold: 30 })
+    // without the custom readiness probe, the tuned one
+    writeFileSync(join(dir, 'values', 'probes-tuned.yaml'), dump({ ...(SETS['probes.yaml'] as object), customReadinessProbe: {}, customStartupProbe: {} }))
+    const tuned = container(render(join(dir, 'values', 'probes-tuned.yaml')))
+    expect(tuned.readinessProbe).toEqual({ httpGet: { path: '/-/ping', port: 'http' }, initialDelaySeconds: 5, periodSeconds: 5, timeoutSeconds: 2, successThreshold: 2, failureThreshold: 3 })
+    expect(tuned.startupProbe).toBeUndefined()
   })
 
   it('existingSecret: no generated Secret, keys from the existing one; CPU-only HPA owns the replicas', () => {
@@ -245,22 +464,22 @@ describe('chart: value sets', () => {
     validateAll(objs)
     expect(objs.some((o) => o.kind === 'Secret')).toBe(false)
     const env = container(objs).env
-    expect(env).toContainEqual({ name: 'DB_ADAPTER_AUTH_ROOT_PASSWORD', valueFrom: { secretKeyRef: { name: 'db-adapter-credentials', key: 'password' } } })
-    expect(env).toContainEqual({ name: 'DB_ADAPTER_STORAGE_URL', valueFrom: { secretKeyRef: { name: 'db-adapter-credentials', key: 'url' } } })
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_AUTH_ROOT_PASSWORD', 'db-adapter-credentials', 'password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'db-adapter-credentials', 'password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'db-adapter-credentials', 'password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_STORAGE_URL', 'db-adapter-credentials', 'url'))
     const hpa = one(objs, 'HorizontalPodAutoscaler')
     expect(hpa.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name)).toEqual(['cpu'])
     expect(one(objs, 'Deployment').spec.replicas).toBeUndefined()
     expect(workload(objs).spec.template.metadata.annotations['checksum/secret']).toBeUndefined()
   })
 
-  it('networkPolicy on: ingress to the HTTP and receiver ports from the given peers', () => {
-    const objs = render('network-policy.yaml')
+  it('networkPolicy on: ingress to the HTTP and collectd ports from the given peers', () => {
+    const objs = render('network-policy-collectd.yaml')
     validateAll(objs)
     const np = one(objs, 'NetworkPolicy')
     expect(np.spec.ingress[0].from[0].namespaceSelector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': 'monitoring' })
-    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'statsd', protocol: 'TCP' }])
-    // StatsD over TCP joins the main Service; no UDP Service
-    expect(objs.some((o) => o.kind === 'Service' && o.metadata.name.endsWith('-udp'))).toBe(false)
+    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'collectd', protocol: 'UDP' }])
   })
 
   it('refuses inconsistent values with a clear message', () => {
@@ -274,7 +493,7 @@ describe('k8s/ kustomize overlays', () => {
     (loadAll(execFileSync('kubectl', ['kustomize', join(REPO, 'k8s/overlays', overlay)], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
 
   for (const overlay of ['embedded', 'postgres']) {
-    it(`${overlay}: valid objects, probes, env names the adapter reads`, () => {
+    it(`${overlay}: valid objects, probes, env names the adapter reads, collectd on 6045/UDP in the -udp Service`, () => {
       const objs = build(overlay)
       validateAll(objs)
       const c = container(objs)
@@ -284,6 +503,19 @@ describe('k8s/ kustomize overlays', () => {
       expect(c.ports[0].containerPort).toBe(config.port)
       for (const e of c.env) {
         expect(ENV_NAMES.has(e.name), e.name).toBe(true)
+      }
+      // the collectd receiver, on as in the adapter, is declared and exposed over UDP only
+      expect(config.collagent.enable).toBe(true)
+      expect(c.ports).toContainEqual({ name: 'collectd', containerPort: config.collagent.port, protocol: 'UDP' })
+      expect(config.collagent.port).toBe(6045)
+      expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 6045, targetPort: 'collectd', protocol: 'UDP' }])
+      checkServices(objs)
+      noPhantomReceivers(objs)
+      // root, collectd and monitor passwords from the same Secret key
+      const auth = c.env.find((e: { name: string }) => e.name === 'DB_ADAPTER_AUTH_ROOT_PASSWORD').valueFrom.secretKeyRef
+      expect(one(objs, 'Secret').metadata.name).toBe(auth.name)
+      for (const name of ['DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+        expect(c.env).toContainEqual({ name, valueFrom: { secretKeyRef: auth } })
       }
       const d = one(objs, 'Deployment')
       if (overlay === 'embedded') {

@@ -50,37 +50,94 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- end -}}
 
+{{/* a value as the adapter reads it from a variable: Helm loads every number in a values file as a
+float64, which toString prints as 1e+06, so integral numbers print as integers; lists join with "," */}}
+{{- define "db-adapter.scalar" -}}
+{{- if kindIs "slice" . -}}
+{{- $items := list -}}
+{{- range . }}{{ $items = append $items (include "db-adapter.scalar" .) }}{{ end -}}
+{{- join "," $items -}}
+{{- else if and (kindIs "float64" .) (eq (float64 (int64 .)) .) -}}
+{{- int64 . -}}
+{{- else -}}
+{{- toString . -}}
+{{- end -}}
+{{- end -}}
+
 {{/* a flag's configured value (or the default given) */}}
 {{- define "db-adapter.flag" -}}
 {{- $v := index .root.Values.config .name -}}
-{{- if kindIs "invalid" $v -}}{{ .default }}{{- else -}}{{ $v }}{{- end -}}
+{{- if kindIs "invalid" $v -}}{{ .default }}{{- else -}}{{ include "db-adapter.scalar" $v }}{{- end -}}
 {{- end -}}
 
 {{- define "db-adapter.httpPort" -}}
 {{- include "db-adapter.flag" (dict "root" . "name" "port" "default" 6041) -}}
 {{- end -}}
 
+{{/* "true" when a bool flag is on, spelled any way the adapter accepts; unset: the adapter's default */}}
 {{- define "db-adapter.enabled" -}}
-{{- $v := index .root.Values.config .name -}}
-{{- if and (not (kindIs "invalid" $v)) (eq (toString $v) "true") -}}true{{- end -}}
+{{- $v := include "db-adapter.flag" (dict "root" .root "name" .name "default" (default false .default)) -}}
+{{- if has $v (list "1" "t" "T" "TRUE" "true" "True") -}}true{{- end -}}
 {{- end -}}
 
-{{/* receiver ports as "name protocol port" lines, from the receivers' own flags */}}
+{{/* receiver ports as "name protocol port" lines, from the receivers' own flags. Only the collectd
+receiver (collagent, on by default in the adapter) exists in this version */}}
 {{- define "db-adapter.receiverPorts" -}}
-{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable") }}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable" "default" true) }}
 collectd UDP {{ include "db-adapter.flag" (dict "root" . "name" "collagent.port" "default" 6045) }}
 {{- end }}
-{{- if include "db-adapter.enabled" (dict "root" . "name" "statsagent.enable") }}
-statsd {{ include "db-adapter.flag" (dict "root" . "name" "statsagent.protocol" "default" "udp") | upper }} {{ include "db-adapter.flag" (dict "root" . "name" "statsagent.port" "default" 6044) }}
+{{- end -}}
+
+{{/* refuse values this version cannot honour */}}
+{{- define "db-adapter.validate" -}}
+{{- range $flag, $what := dict "statsagent" "StatsD receiver" "tsdbproto_telnet" "OpenTSDB telnet TCP receivers" "hostexporter" "node_exporter scraper" }}
+{{- if include "db-adapter.enabled" (dict "root" $ "name" (printf "%s.enable" $flag)) }}
+{{- fail (printf "config.%s.enable is on, but this version of db-adapter has no %s (it would only log a warning and receive nothing): set config.%s.enable=false" $flag $what $flag) }}
 {{- end }}
-{{- if include "db-adapter.enabled" (dict "root" . "name" "tsdbproto_telnet.enable") }}
-{{- $ports := index .Values.config "tsdbproto_telnet.ports" | default (list 6046 6047 6048 6049) }}
-{{- range $i, $p := $ports }}
-telnet-{{ $i }} TCP {{ $p }}
+{{- end }}
+{{- range $name, $_ := .Values.config }}
+{{- if regexMatch "(?i)password" $name }}
+{{- fail (printf "config.%s is a password: passwords come from the Secret (auth.rootPassword, auth.collagentPassword, auth.monitorPassword or auth.existingSecret), not the ConfigMap" $name) }}
 {{- end }}
 {{- end }}
+{{- if and (eq .Values.storage.mode "embedded") .Values.autoscaling.enabled }}
+{{- fail "autoscaling needs storage.mode=postgres: embedded storage runs exactly one replica" }}
+{{- end }}
+{{- end -}}
+
+{{/* the Secret key a password variable reads: its own key when set (auth.secretKeys.<name>, or the
+generated Secret's <name> key when auth.<name> is given), else the root password's key */}}
+{{- define "db-adapter.passwordKey" -}}
+{{- $keys := .root.Values.auth.secretKeys -}}
+{{- $own := index $keys .name -}}
+{{- if .root.Values.auth.existingSecret -}}
+{{- default $keys.rootPassword $own -}}
+{{- else if index .root.Values.auth .name -}}
+{{- default .defaultKey $own -}}
+{{- else -}}
+{{- $keys.rootPassword -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "db-adapter.replicas" -}}
 {{- if eq .Values.storage.mode "embedded" -}}1{{- else -}}{{ .Values.replicaCount }}{{- end -}}
+{{- end -}}
+
+{{/* a probe: the custom one verbatim when given, else an httpGet on the http port from probes.<kind> */}}
+{{- define "db-adapter.probe" -}}
+{{- if .custom -}}
+{{ .field }}:
+  {{- toYaml .custom | nindent 2 }}
+{{- else if .probe.enabled -}}
+{{ .field }}:
+  httpGet: {path: {{ .probe.path }}, port: http}
+  {{- with .probe.initialDelaySeconds }}
+  initialDelaySeconds: {{ . }}
+  {{- end }}
+  {{- range $k := list "periodSeconds" "timeoutSeconds" "successThreshold" "failureThreshold" }}
+  {{- with index $.probe $k }}
+  {{ $k }}: {{ . }}
+  {{- end }}
+  {{- end }}
+{{- end -}}
 {{- end -}}

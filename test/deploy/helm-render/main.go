@@ -6,6 +6,10 @@
 // Helm's "<no value>" -> "" rule. Output: the rendered manifests separated by `---` with
 // `# Source:` comments, like `helm template`; with -notes, NOTES.txt only.
 //
+// Values are typed the way Helm types them: Helm reads YAML through JSON (sigs.k8s.io/yaml), so
+// every number in a values file is a float64 (`toString 1000000` is "1e+06" there too), and
+// toYaml/fromYaml go through JSON as well.
+//
 //	helm-render [-notes] [-name release] [-namespace ns] CHART_DIR [-f values.yaml ...]
 package main
 
@@ -41,14 +45,31 @@ func (a apiVersions) Has(v string) bool {
 	return false
 }
 
+// readYAML reads a YAML file as Helm does: YAML -> JSON -> Go values, so numbers are float64.
 func readYAML(path string) (map[string]interface{}, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]interface{}{}
-	if err := yaml.Unmarshal(b, &out); err != nil {
+	out, err := yamlViaJSON(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}
+
+func yamlViaJSON(b []byte) (map[string]interface{}, error) {
+	raw := map[string]interface{}{}
+	if err := yaml.Unmarshal(b, &raw); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]interface{}{}
+	if err := json.Unmarshal(j, &out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -67,11 +88,20 @@ func merge(dst, src map[string]interface{}) map[string]interface{} {
 	return dst
 }
 
+// toYAML is Helm's toYaml: JSON first (float64 1000000 -> 1000000, not 1e+06), then YAML.
 func toYAML(v interface{}) string {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var doc interface{}
+	if err := yaml.Unmarshal(j, &doc); err != nil {
+		return ""
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return ""
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
@@ -142,8 +172,10 @@ func render(chartDir, name, namespace string, files []string, notes bool) error 
 	delete(funcs, "expandenv")
 	funcs["toYaml"] = toYAML
 	funcs["fromYaml"] = func(s string) map[string]interface{} {
-		m := map[string]interface{}{}
-		_ = yaml.Unmarshal([]byte(s), &m)
+		m, err := yamlViaJSON([]byte(s))
+		if err != nil {
+			return map[string]interface{}{"Error": err.Error()}
+		}
 		return m
 	}
 	funcs["toJson"] = func(v interface{}) string {
