@@ -33,7 +33,7 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
       // BENCH_CPU_PROF_DIR: write a V8 CPU profile of the adapter (on exit) to find hot spots
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
       // as `npm start` runs it (see package.json)
-      '--max-semi-space-size=32',
+      `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE ?? 32}`,
       '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', ...args],
     { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
