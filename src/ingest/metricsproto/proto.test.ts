@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { compressSync } from 'snappy'
+import { compressSync, uncompressSync } from 'snappy'
 import { describe, expect, it } from 'vitest'
 import {
   MatchType,
@@ -12,6 +12,7 @@ import {
   decodeWriteRequest,
   encodeReadRequest,
   encodeWriteRequest,
+  remoteProtoRoot,
 } from './proto.js'
 
 const FIXTURES = join(import.meta.dirname, '../../../test/ingest/fixtures')
@@ -64,6 +65,56 @@ describe('remote write body (captured from Prometheus 2.42)', () => {
     expect(() => decodeWriteRequest(Buffer.from('cpu,host=a v=1 1'))).toThrow(/not snappy/)
     // valid snappy around bytes that are not the message (a truncated varint)
     expect(() => decodeWriteRequest(compressSync(Buffer.from([0x0a, 0xff, 0xff])))).toThrow(/not a valid protobuf WriteRequest/)
+  })
+})
+
+describe('message definitions (remote-proto.ts, parsed by protobufjs)', () => {
+  it('declare the published prompb messages with their field numbers', () => {
+    const fields = (type: string) => Object.fromEntries(remoteProtoRoot.lookupType(`prometheus.${type}`).fieldsArray.map((f) => [f.name, f.id]))
+    expect(fields('WriteRequest')).toEqual({ timeseries: 1, metadata: 3 })
+    expect(fields('TimeSeries')).toEqual({ labels: 1, samples: 2, exemplars: 3, histograms: 4 })
+    expect(fields('Sample')).toEqual({ value: 1, timestamp: 2 })
+    expect(fields('Exemplar')).toEqual({ labels: 1, value: 2, timestamp: 3 })
+    expect(fields('MetricMetadata')).toEqual({ type: 1, metricFamilyName: 2, help: 4, unit: 5 })
+    expect(fields('ReadRequest')).toEqual({ queries: 1, acceptedResponseTypes: 2 })
+    expect(fields('Query')).toEqual({ startTimestampMs: 1, endTimestampMs: 2, matchers: 3, hints: 4 })
+    expect(fields('LabelMatcher')).toEqual({ type: 1, name: 2, value: 3 })
+    expect(fields('ReadHints')).toEqual({ stepMs: 1, func: 2, startMs: 3, endMs: 4, grouping: 5, by: 6, rangeMs: 7 })
+    expect(fields('ReadResponse')).toEqual({ results: 1 })
+    expect(fields('QueryResult')).toEqual({ timeseries: 1 })
+    expect(fields('ChunkedReadResponse')).toEqual({ chunkedSeries: 1, queryIndex: 2 })
+    expect(fields('ChunkedSeries')).toEqual({ labels: 1, chunks: 2 })
+    expect(fields('Chunk')).toEqual({ minTimeMs: 1, maxTimeMs: 2, type: 3, data: 4 })
+    expect(Object.keys(fields('Histogram'))).toHaveLength(15)
+  })
+
+  it('a metadata-only WriteRequest decodes to no series and its metadata count', () => {
+    const body = encodeWriteRequest({
+      timeseries: [],
+      metadata: [
+        { type: 1, metricFamilyName: 'up', help: '1 if the target is up', unit: '' },
+        { type: 5, metricFamilyName: 'rpc_duration_seconds', help: 'RPC latency', unit: 'seconds' },
+      ],
+    })
+    expect(decodeWriteRequest(body)).toEqual({ timeseries: [], metadataCount: 2 })
+    const raw = remoteProtoRoot.lookupType('prometheus.WriteRequest').decode(uncompressSync(body) as Buffer).toJSON()
+    expect(raw.metadata[1]).toEqual({ type: 'SUMMARY', metricFamilyName: 'rpc_duration_seconds', help: 'RPC latency', unit: 'seconds' })
+  })
+
+  it('exemplars and native histograms beside the samples are decoded past, not stored', () => {
+    const WriteRequest = remoteProtoRoot.lookupType('prometheus.WriteRequest')
+    const msg = WriteRequest.fromObject({
+      timeseries: [
+        {
+          labels: [{ name: '__name__', value: 'h' }],
+          samples: [{ value: 1.5, timestamp: 1000 }],
+          exemplars: [{ labels: [{ name: 'trace_id', value: 'abc' }], value: 0.3, timestamp: 999 }],
+          histograms: [{ countInt: 3, sum: 2.5, schema: 1, positiveSpans: [{ offset: 0, length: 2 }], positiveDeltas: [1, 1], timestamp: 1000 }],
+        },
+      ],
+    })
+    const req = decodeWriteRequest(compressSync(Buffer.from(WriteRequest.encode(msg).finish())))
+    expect(req.timeseries).toEqual([{ labels: [{ name: '__name__', value: 'h' }], samples: [{ value: 1.5, timestamp: 1000 }] }])
   })
 })
 

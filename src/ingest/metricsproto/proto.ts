@@ -1,12 +1,13 @@
 /**
  * Prometheus remote write / remote read wire format (prometheus/prompb remote.proto and
- * types.proto, the messages this adapter uses): a protobuf message in snappy block format (not
- * framed). Pure functions over bytes. Exemplars, native histograms and chunked read responses are
- * not declared, so their fields are skipped when decoding.
+ * types.proto, transcribed in remote-proto.ts): a protobuf message in snappy block format (not
+ * framed). Pure functions over bytes. Exemplars and native histograms are decoded but not stored;
+ * only SAMPLES read responses are produced (no chunked streaming).
  */
 import protobuf from 'protobufjs'
 import type Long from 'long'
 import { compressSync, uncompressSync } from 'snappy'
+import { REMOTE_PROTO } from './remote-proto.js'
 
 export interface Label {
   name: string
@@ -22,6 +23,14 @@ export interface Sample {
 export interface TimeSeries {
   labels: Label[]
   samples: Sample[]
+}
+
+/** One MetricMetadata entry (prompb types.proto); type is MetricMetadata.MetricType's number. */
+export interface MetricMetadata {
+  type: number
+  metricFamilyName: string
+  help: string
+  unit: string
 }
 
 export interface WriteRequest {
@@ -64,58 +73,17 @@ export class RemoteDecodeError extends Error {
   }
 }
 
-const root = protobuf.Root.fromJSON({
-  nested: {
-    prometheus: {
-      nested: {
-        WriteRequest: {
-          fields: {
-            timeseries: { rule: 'repeated', type: 'TimeSeries', id: 1 },
-            metadata: { rule: 'repeated', type: 'MetricMetadata', id: 3 },
-          },
-        },
-        MetricMetadata: {
-          fields: {
-            type: { type: 'int32', id: 1 },
-            metricFamilyName: { type: 'string', id: 2 },
-            help: { type: 'string', id: 4 },
-            unit: { type: 'string', id: 5 },
-          },
-        },
-        TimeSeries: {
-          fields: {
-            labels: { rule: 'repeated', type: 'Label', id: 1 },
-            samples: { rule: 'repeated', type: 'Sample', id: 2 },
-          },
-        },
-        Label: { fields: { name: { type: 'string', id: 1 }, value: { type: 'string', id: 2 } } },
-        Sample: { fields: { value: { type: 'double', id: 1 }, timestamp: { type: 'int64', id: 2 } } },
-        ReadRequest: {
-          fields: {
-            queries: { rule: 'repeated', type: 'Query', id: 1 },
-            acceptedResponseTypes: { rule: 'repeated', type: 'int32', id: 2 },
-          },
-        },
-        Query: {
-          fields: {
-            startTimestampMs: { type: 'int64', id: 1 },
-            endTimestampMs: { type: 'int64', id: 2 },
-            matchers: { rule: 'repeated', type: 'LabelMatcher', id: 3 },
-          },
-        },
-        LabelMatcher: {
-          fields: { type: { type: 'int32', id: 1 }, name: { type: 'string', id: 2 }, value: { type: 'string', id: 3 } },
-        },
-        ReadResponse: { fields: { results: { rule: 'repeated', type: 'QueryResult', id: 1 } } },
-        QueryResult: { fields: { timeseries: { rule: 'repeated', type: 'TimeSeries', id: 1 } } },
-      },
-    },
-  },
-})
+/**
+ * The published message definitions (remote-proto.ts), parsed once at load; field names become
+ * camelCase (startTimestampMs, metricFamilyName). Decoding goes through protobufjs' generated
+ * decoders; the remote-read response, the one large message this adapter writes, is built by
+ * hand (ReadResponseBuilder below) and checked against these definitions by the unit tests.
+ */
+export const remoteProtoRoot: protobuf.Root = protobuf.parse(REMOTE_PROTO, { keepCase: false }).root
 
-const WriteRequestType = root.lookupType('prometheus.WriteRequest')
-const ReadRequestType = root.lookupType('prometheus.ReadRequest')
-const ReadResponseType = root.lookupType('prometheus.ReadResponse')
+const WriteRequestType = remoteProtoRoot.lookupType('prometheus.WriteRequest')
+const ReadRequestType = remoteProtoRoot.lookupType('prometheus.ReadRequest')
+const ReadResponseType = remoteProtoRoot.lookupType('prometheus.ReadResponse')
 
 function unsnappy(body: Uint8Array, what: string): Buffer {
   try {
@@ -161,8 +129,11 @@ export function decodeWriteRequest(body: Uint8Array): WriteRequest {
   return { timeseries: (m.timeseries ?? []).map(toSeries), metadataCount: m.metadata?.length ?? 0 }
 }
 
-/** For tests and benchmarks: the body Prometheus would send for these series. */
-export function encodeWriteRequest(req: { timeseries: TimeSeries[] }): Buffer {
+/**
+ * For tests and benchmarks: the body Prometheus would send for these series (and metadata
+ * entries: Prometheus sends metadata-only requests, no timeseries, about once a minute).
+ */
+export function encodeWriteRequest(req: { timeseries: TimeSeries[]; metadata?: MetricMetadata[] }): Buffer {
   return compressSync(WriteRequestType.encode(WriteRequestType.fromObject(req)).finish())
 }
 

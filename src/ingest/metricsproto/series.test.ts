@@ -60,4 +60,60 @@ describe('compileMatchers (Prometheus semantics)', () => {
     expect(() => m(MatchType.RE, 'code', '(')).toThrow(RemoteDecodeError)
     expect(() => m(MatchType.NRE, 'code', '[')).toThrow(/code!~"\["/)
   })
+
+  it('regexes are RE2: a leading (?i) as Grafana sends it', () => {
+    expect(m(MatchType.RE, '__name__', '(?i)HTTP_requests_.*')(series)).toBe(true)
+    expect(m(MatchType.RE, 'method', '(?i)get|put')(series)).toBe(true)
+    expect(m(MatchType.RE, 'method', '(?i)ge')(series)).toBe(false)
+    expect(m(MatchType.NRE, 'method', '(?i)get')(series)).toBe(false)
+    expect(m(MatchType.RE, 'method', 'GET')({ method: 'get' })).toBe(false)
+  })
+
+  it('(?i:...) groups make only their part case-insensitive', () => {
+    expect(m(MatchType.RE, '__name__', 'http_(?i:REQUESTS)_total')(series)).toBe(true)
+    expect(m(MatchType.RE, '__name__', 'HTTP_(?i:requests)_total')(series)).toBe(false)
+    expect(m(MatchType.RE, 'method', '(?i:g)ET')(series)).toBe(true)
+    expect(m(MatchType.RE, 'method', '(?i:g)et')(series)).toBe(false)
+  })
+
+  it('\\z, \\A and $ end and start the text (no newline before the end)', () => {
+    expect(m(MatchType.RE, 'code', '200\\z')(series)).toBe(true)
+    expect(m(MatchType.RE, 'code', '\\A2.*')(series)).toBe(true)
+    expect(m(MatchType.RE, 'code', '200\\z')({ code: '200\n' })).toBe(false)
+    expect(m(MatchType.RE, 'code', '200$')({ code: '200\n' })).toBe(false)
+  })
+
+  it('POSIX classes inside brackets', () => {
+    expect(m(MatchType.RE, 'code', '[[:digit:]]+')(series)).toBe(true)
+    expect(m(MatchType.RE, 'method', '[[:alpha:]]+')(series)).toBe(true)
+    expect(m(MatchType.RE, 'method', '[[:lower:]]+')(series)).toBe(false)
+    expect(m(MatchType.RE, 'method', '[[:upper:][:digit:]]{3}')(series)).toBe(true)
+    expect(m(MatchType.RE, 'code', '[[:^digit:]]+')(series)).toBe(false)
+    expect(m(MatchType.RE, 'instance', '[[:alnum:].-]+:[[:digit:]]+')({ instance: 'node-1.example:9100' })).toBe(true)
+    expect(m(MatchType.RE, 'x', '[[:space:]]')({ x: '\u00a0' })).toBe(false)
+  })
+
+  it('RE2 escapes that JS would refuse (\\-, \\:, \\Q..\\E, \\x{..}) and . that stops only at \\n', () => {
+    expect(m(MatchType.RE, 'instance', 'a\\-b\\:9100')({ instance: 'a-b:9100' })).toBe(true)
+    expect(m(MatchType.RE, 'path', '\\Q/api/v1/*\\E')({ path: '/api/v1/*' })).toBe(true)
+    expect(m(MatchType.RE, 'path', '\\Q/api/v1/*\\E')({ path: '/api/v1/x' })).toBe(false)
+    expect(m(MatchType.RE, 'x', '\\x{41}')({ x: 'A' })).toBe(true)
+    expect(m(MatchType.RE, 'x', 'a.b')({ x: 'a\rb' })).toBe(true)
+    expect(m(MatchType.RE, 'x', 'a.b')({ x: 'a\nb' })).toBe(false)
+  })
+
+  it('what RE2 does not support is a clear client error naming the matcher', () => {
+    const unsupported: [string, RegExp][] = [
+      ['(?=x)', /matcher code=~"\(\?=x\)": invalid regular expression \(RE2 syntax\): .*invalid or unsupported Perl syntax: `\(\?=`/],
+      ['(a)\\1', /matcher code=~"\(a\)\\\\1": .*invalid escape sequence: `\\1`/],
+      ['[[:alfa:]]', /matcher code=~"\[\[:alfa:\]\]": .*\[:alfa:\]/],
+      ['\\p{Klingon}', /\\p\{Klingon\}/],
+      ['a{2000}', /invalid repeat count/],
+    ]
+    for (const [re, message] of unsupported) {
+      expect(() => m(MatchType.RE, 'code', re)).toThrow(RemoteDecodeError)
+      expect(() => m(MatchType.RE, 'code', re)).toThrow(message)
+    }
+    expect(() => m(MatchType.NRE, 'job', '(?<!x)y')).toThrow(/matcher job!~"\(\?<!x\)y"/)
+  })
 })

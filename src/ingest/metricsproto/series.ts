@@ -9,6 +9,8 @@
 import { createHash } from 'node:crypto'
 import { MatchType, RemoteDecodeError } from './proto.js'
 import type { Label, LabelMatcher } from './proto.js'
+import { Re2SyntaxError, compileRe2Anchored } from './re2.js'
+import type { AnchoredRe2 } from './re2.js'
 
 export const METRICS_STABLE = 'metrics'
 export const LABELS_TAG = 'labels'
@@ -50,8 +52,9 @@ export function labelsObject(sorted: readonly Label[]): Record<string, string> {
 
 /**
  * A predicate over a series' labels for the matchers of one query, with Prometheus semantics:
- * regexes are anchored at both ends, and a label the series lacks matches as the empty string
- * (so `foo=""` selects series without `foo`). An invalid regex is the client's error.
+ * regexes are RE2 syntax (re2js: `(?i)`, `\z`, `[[:alpha:]]` ..., linear-time) anchored at both
+ * ends, and a label the series lacks matches as the empty string (so `foo=""` selects series
+ * without `foo`). An invalid or untranslatable regex is the client's error, naming the matcher.
  */
 export function compileMatchers(matchers: readonly LabelMatcher[]): (labels: Record<string, unknown>) => boolean {
   const tests = matchers.map((m): ((v: string) => boolean) => {
@@ -62,11 +65,15 @@ export function compileMatchers(matchers: readonly LabelMatcher[]): (labels: Rec
         return (v) => v !== m.value
       case MatchType.RE:
       case MatchType.NRE: {
-        let re: RegExp
+        let re: AnchoredRe2
         try {
-          re = new RegExp(`^(?:${m.value})$`, 'u')
+          re = compileRe2Anchored(m.value)
         } catch (err) {
-          throw new RemoteDecodeError(`remote read: matcher ${m.name}${m.type === MatchType.RE ? '=~' : '!~'}${JSON.stringify(m.value)}: invalid regular expression (${err instanceof Error ? err.message : String(err)})`)
+          // anything compiling throws is about this pattern: the client's error, not a retry
+          const reason = err instanceof Re2SyntaxError ? err.message : `cannot be compiled (${err instanceof Error ? err.message : String(err)})`
+          throw new RemoteDecodeError(
+            `remote read: matcher ${m.name}${m.type === MatchType.RE ? '=~' : '!~'}${JSON.stringify(m.value)}: invalid regular expression (RE2 syntax): ${reason}`,
+          )
         }
         return m.type === MatchType.RE ? (v) => re.test(v) : (v) => !re.test(v)
       }

@@ -1,0 +1,245 @@
+/**
+ * Fuzz over HTTP: random, mutated and structurally odd bodies POSTed to
+ * /tsdbproto/v1/put/json/{db} and /tsdbproto/v1/put/telnet/{db} on the real server must get a 204
+ * or a 4xx with the JSON error body, never a 5xx, and the server must keep serving (a valid put
+ * afterwards is stored). The parsers are fuzzed on their own in src/ingest/tsdbproto; this one
+ * goes through the route, the schemaless core and the storage, where odd metric and tag names,
+ * type conflicts between requests and extreme values meet real tables. Random inputs come from
+ * fast-check (the seed is printed on failure for replay).
+ */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { RunningAdapter } from '../../src/lifecycle.js'
+import { ROOT_AUTH, post, sql, sqlRows, startIngestServer } from './server.js'
+
+/** FUZZ_RUNS=<n> runs longer locally; the default keeps CI quick */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 250)
+
+let server: RunningAdapter
+
+beforeAll(async () => {
+  server = await startIngestServer((c) => {
+    c.http.maxBodySize = 256 * 1024
+  })
+  await sql(server.url, "create database fzt precision 'ms'")
+})
+
+afterAll(async () => {
+  await server.stop()
+})
+
+// ---- telnet ----
+
+const COLLECTD = readFileSync(join(import.meta.dirname, 'fixtures', 'collectd5.12_write_tsdb.txt'), 'utf8').split('\n').filter((l) => l.trim() !== '')
+
+const TELNET_SEEDS = [
+  'put sys.cpu.user 1700000000 42.5 host=web01 cpu=0',
+  'sys.cpu.user 1700000000000 -1e3 host=web01',
+  'put  m.x   1700000001   7   a=b   c=d  \r\nput m.x 1700000002 8 a=b c=d\r\n',
+  'put m.s 1700000000 1 t=\u00e9\u00e8 u=\ud83d\ude00',
+  'put m.big 1700000000 1.7976931348623157e308 h=a\nput m.small 1700000000 5e-324 h=a',
+  'put m.neg 1700000000 -0 h=a\n\n\nput m.neg 1700000001 +3 h=a',
+  COLLECTD.slice(0, 6).join('\n'),
+  COLLECTD.slice(-4).join('\n'),
+]
+
+// characters that matter to the telnet grammar, plus some that stress storage (quotes, NUL, unicode)
+const TELNET_SPECIAL = [' ', '=', '\n', '\r', '\t', '.', '-', '+', 'e', 'E', '0', '9', 'put ', '"', "'", '`', '\\', ',', '\u0000', '\u00b5', '\ud83d\ude00', 'NaN', 'inf', 't', 'true']
+
+// ---- json ----
+
+const JSON_SEEDS = [
+  '{"metric":"sys.cpu.nice","timestamp":1700000000,"value":18,"tags":{"host":"web01","dc":"lga"}}',
+  '[{"metric":"sys.cpu.nice","timestamp":1700000001000,"value":9,"tags":{"host":"web02","dc":"lga"}},{"metric":"sys.mem","timestamp":1700000002,"value":1.5e3,"tags":{"host":"web01"}}]',
+  '{"metric":"typed","timestamp":{"value":1700000000000,"type":"ms"},"value":{"value":"9223372036854775807","type":"bigint"},"tags":{"k":"v"}}',
+  '{"metric":"flags","timestamp":0,"value":true,"tags":{}}',
+  '{"metric":"texts","timestamp":1700000003,"value":"hello \\"world\\"","tags":{"t":"\\u00e9\\ud83d\\ude00","n":3}}',
+  '[{"metric":"small","timestamp":1700000004,"value":{"value":127,"type":"tinyint"},"tags":{"a":"b"}},{"metric":"small","timestamp":1700000005,"value":{"value":1.5,"type":"float"},"tags":{"a":"b"}}]',
+]
+
+const JSON_SPECIAL = ['{', '}', '[', ']', '"', ':', ',', '\\', '\\u0000', '\\ud800', '0', '9', '-', '.', 'e', 'null', 'true', ' ', '\n', '1700000000', '\u00e9', '\ud83d\ude00']
+
+/** a seed with 1-8 edits (insert, delete, replace, duplicate a run) at random places */
+function mutated(seeds: string[], special: string[]): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.constantFrom(...seeds),
+      fc.array(fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace', 'dup'), fc.constantFrom(...special)), { minLength: 1, maxLength: 8 }),
+    )
+    .map(([seed, edits]) => {
+      let s = seed
+      for (const [pos, op, ch] of edits) {
+        const i = s.length === 0 ? 0 : pos % s.length
+        if (op === 'insert') {
+          s = s.slice(0, i) + ch + s.slice(i)
+        } else if (op === 'delete') {
+          s = s.slice(0, i) + s.slice(i + 1)
+        } else if (op === 'replace') {
+          s = s.slice(0, i) + ch + s.slice(i + 1)
+        } else {
+          s = s.slice(0, i) + s.slice(i, i + 10) + s.slice(i)
+        }
+      }
+      return s
+    })
+}
+
+/**
+ * Tag names that currently get a 503 from the schemaless core (they collide with the tbname
+ * pseudo-column and the engine's internal _tid column: "Catalog Error: Column with name tbname
+ * already exists!"), on every schemaless endpoint. Kept out of the random names so the fuzzing
+ * finds new trouble; the test 'known bug' below pins them down.
+ */
+const KNOWN_5XX_TAGS = ['tbname', 'TbName', '_tid']
+
+// names: mostly plausible, sometimes hostile (keywords, quotes, dots, unicode, very long, empty)
+const anyName = fc.oneof(
+  fc.constantFrom('cpu', 'sys.cpu.user', 'select', 'ts', '_value', '_ts', '_rowts', '_c0', 'tbname_x', 'Group', 'a-b', 'x y', 'quote"d', "it's", 'back`tick', 'µs', '\ud83d\ude00', '', 'x'.repeat(300)),
+  fc.string({ minLength: 1, maxLength: 12 }),
+  fc.stringMatching(/^[a-z][a-z0-9_.]{0,15}$/),
+)
+const name = anyName.filter((n) => !KNOWN_5XX_TAGS.some((k) => k.toLowerCase() === n.toLowerCase()))
+
+const timestamp = fc.oneof(
+  fc.constantFrom(0, 1700000000, 1700000000123, -1, 1e10, 9999999999, 10000000000000, 2 ** 53, 1.5, '1700000000', null),
+  fc.integer({ min: 1_000_000_000, max: 2_000_000_000 }),
+  fc.record({ value: fc.oneof(fc.integer(), fc.constant('1700000000000')), type: fc.constantFrom('s', 'ms', 'us', 'ns', 'x') }),
+)
+
+const value = fc.oneof(
+  fc.double(),
+  fc.integer(),
+  fc.boolean(),
+  fc.string({ maxLength: 40 }),
+  fc.constantFrom(null, [], {}, '9223372036854775808', 1e308),
+  fc.record({
+    value: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 8 }), fc.boolean(), fc.constant('18446744073709551616')),
+    type: fc.constantFrom('bool', 'tinyint', 'smallint', 'int', 'bigint', 'float', 'double', 'binary', 'varchar', 'nchar', 'BIGINT', 'json', ''),
+  }),
+)
+
+const tags = fc.oneof(
+  fc.dictionary(name, fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 6 }),
+  fc.constantFrom(null, [], 'host=a', {}),
+)
+
+/** structurally plausible items with odd contents: gets past the parser into the core and storage */
+const item = fc.record({ metric: fc.oneof(name, fc.constantFrom(null, 7)), timestamp, value, tags }, { requiredKeys: [] })
+const structured = fc.oneof(item, fc.array(item, { maxLength: 6 })).map((v) => JSON.stringify(v))
+
+/** telnet lines built from the same odd names and values */
+const telnetLine = fc
+  .tuple(
+    fc.boolean(),
+    name,
+    fc.oneof(fc.integer({ min: 1_000_000_000, max: 2_000_000_000 }).map(String), fc.constantFrom('0', '-1', '1700000000123', '17000000001234', 'now', '')),
+    fc.oneof(fc.double().map(String), fc.integer().map(String), fc.constantFrom('1', 'NaN', '-inf', 'true', '"s"', '')),
+    fc.array(fc.tuple(name, fc.string({ maxLength: 10 })).map(([k, v]) => `${k}=${v}`), { maxLength: 5 }),
+    fc.constantFrom(' ', '  ', '\t'),
+  )
+  .map(([put, metric, ts, v, kv, sep]) => (put ? 'put ' : '') + [metric, ts, v, ...kv].join(sep))
+const telnetBody = fc.array(telnetLine, { minLength: 1, maxLength: 6 }).chain((lines) => fc.constantFrom('\n', '\r\n').map((eol) => lines.join(eol)))
+
+const randomText = fc.string({ unit: 'binary', maxLength: 300 })
+const randomBytes = fc.uint8Array({ maxLength: 300 })
+const query = fc.constantFrom('', '', '', '?ttl=5', '?ttl=0', '?ttl=x', '?ttl=-1', '?ttl=99999999999999', '?req_id=1', '?req_id=abc')
+
+async function check(kind: 'json' | 'telnet', body: string | Uint8Array, q: string): Promise<void> {
+  const res = await post(`${server.url}/tsdbproto/v1/put/${kind}/fzt${q}`, body, { Authorization: ROOT_AUTH })
+  const shown = typeof body === 'string' ? body : Buffer.from(body).toString('latin1')
+  expect(res.status, `${kind}${q} body ${JSON.stringify(shown)} -> ${res.status} ${res.text}`).toBeLessThan(500)
+  if (res.status !== 204) {
+    expect(res.status, `${kind}${q} body ${JSON.stringify(shown)} -> ${res.status} ${res.text}`).toBeGreaterThanOrEqual(400)
+    // every error answer is the JSON error body
+    expect(res.json?.code, res.text).toBe(res.status)
+  }
+}
+
+describe('tsdbproto fuzz: /tsdbproto/v1/put/telnet/{db}', () => {
+  it('mutated valid bodies never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(mutated(TELNET_SEEDS, TELNET_SPECIAL), query, async (body, q) => {
+        await check('telnet', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+
+  it('generated lines with odd metrics, tags and values never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(telnetBody, query, async (body, q) => {
+        await check('telnet', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+
+  it('random text and random bytes never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(randomText, randomBytes), query, async (body, q) => {
+        await check('telnet', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+})
+
+describe('tsdbproto fuzz: /tsdbproto/v1/put/json/{db}', () => {
+  it('mutated valid bodies never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(mutated(JSON_SEEDS, JSON_SPECIAL), query, async (body, q) => {
+        await check('json', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+
+  it('structurally plausible items with odd contents never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(structured, query, async (body, q) => {
+        await check('json', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+
+  it('random JSON values, random text and random bytes never get a 5xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.json({ maxDepth: 3 }), randomText, randomBytes), query, async (body, q) => {
+        await check('json', body, q)
+      }),
+      { numRuns: RUNS },
+    )
+  }, 120_000)
+})
+
+describe('known bug (schemaless core): a tag named tbname or _tid', () => {
+  // Expected: a 4xx naming the tag (bad data, which an agent must not retry). Today: 503
+  // "Catalog Error: Column with name tbname already exists!", which agents retry forever. When
+  // the core is fixed this test starts failing: make it a plain `it` then.
+  it.fails('is a 4xx, not a 5xx, on both endpoints', async () => {
+    for (const tag of KNOWN_5XX_TAGS) {
+      await check('telnet', `known.bug 1700000000 1 ${tag}=x`, '')
+      await check('json', JSON.stringify({ metric: 'known.bug', timestamp: 1700000000, value: 1, tags: { [tag]: 'x' } }), '')
+    }
+  })
+})
+
+describe('after the fuzzing', () => {
+  it('the server still serves and stores data through both endpoints', async () => {
+    const ping = await fetch(`${server.url}/-/ping`)
+    expect(ping.status).toBe(200)
+    const telnet = await post(`${server.url}/tsdbproto/v1/put/telnet/fzt`, 'put after.fuzz.telnet 1700000000 7 h=a', { Authorization: ROOT_AUTH })
+    expect(telnet.status, telnet.text).toBe(204)
+    const json = await post(
+      `${server.url}/tsdbproto/v1/put/json/fzt`,
+      JSON.stringify({ metric: 'after.fuzz.json', timestamp: 1700000000000, value: 8, tags: { h: 'a' } }),
+      { Authorization: ROOT_AUTH },
+    )
+    expect(json.status, json.text).toBe(204)
+    expect(await sqlRows(server.url, 'select _value from fzt.after_fuzz_telnet')).toEqual([[7]])
+    expect(await sqlRows(server.url, 'select _value from fzt.after_fuzz_json')).toEqual([[8]])
+  })
+})
