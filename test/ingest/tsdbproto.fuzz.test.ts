@@ -86,21 +86,16 @@ function mutated(seeds: string[], special: string[]): fc.Arbitrary<string> {
     })
 }
 
-/**
- * Tag names that currently get a 503 from the schemaless core (they collide with the tbname
- * pseudo-column and the engine's internal _tid column: "Catalog Error: Column with name tbname
- * already exists!"), on every schemaless endpoint. Kept out of the random names so the fuzzing
- * finds new trouble; the test 'known bug' below pins them down.
- */
-const KNOWN_5XX_TAGS = ['tbname', 'TbName', '_tid']
+/** Names storage reserves (tbname pseudo column, internal _tid and _seq): found by this fuzz as 503s. */
+const RESERVED = ['tbname', 'TbName', '_tid', '_SEQ']
 
 // names: mostly plausible, sometimes hostile (keywords, quotes, dots, unicode, very long, empty)
 const anyName = fc.oneof(
-  fc.constantFrom('cpu', 'sys.cpu.user', 'select', 'ts', '_value', '_ts', '_rowts', '_c0', 'tbname_x', 'Group', 'a-b', 'x y', 'quote"d', "it's", 'back`tick', 'µs', '\ud83d\ude00', '', 'x'.repeat(300)),
+  fc.constantFrom('cpu', 'sys.cpu.user', 'select', 'ts', '_value', '_ts', '_rowts', '_c0', 'tbname_x', ...RESERVED, 'Group', 'a-b', 'x y', 'quote"d', "it's", 'back`tick', 'µs', '\ud83d\ude00', '', 'x'.repeat(300)),
   fc.string({ minLength: 1, maxLength: 12 }),
   fc.stringMatching(/^[a-z][a-z0-9_.]{0,15}$/),
 )
-const name = anyName.filter((n) => !KNOWN_5XX_TAGS.some((k) => k.toLowerCase() === n.toLowerCase()))
+const name = anyName
 
 const timestamp = fc.oneof(
   fc.constantFrom(0, 1700000000, 1700000000123, -1, 1e10, 9999999999, 10000000000000, 2 ** 53, 1.5, '1700000000', null),
@@ -215,14 +210,17 @@ describe('tsdbproto fuzz: /tsdbproto/v1/put/json/{db}', () => {
   }, 120_000)
 })
 
-describe('known bug (schemaless core): a tag named tbname or _tid', () => {
-  // Expected: a 4xx naming the tag (bad data, which an agent must not retry). Today: 503
-  // "Catalog Error: Column with name tbname already exists!", which agents retry forever. When
-  // the core is fixed this test starts failing: make it a plain `it` then.
-  it.fails('is a 4xx, not a 5xx, on both endpoints', async () => {
-    for (const tag of KNOWN_5XX_TAGS) {
-      await check('telnet', `known.bug 1700000000 1 ${tag}=x`, '')
-      await check('json', JSON.stringify({ metric: 'known.bug', timestamp: 1700000000, value: 1, tags: { [tag]: 'x' } }), '')
+describe('reserved names', () => {
+  it('a tag named tbname, _tid or _seq is a 400 naming the tag, on both endpoints', async () => {
+    for (const tag of RESERVED) {
+      for (const [kind, body] of [
+        ['telnet', `reserved.tag 1700000000 1 ${tag}=x`],
+        ['json', JSON.stringify({ metric: 'reserved.tag', timestamp: 1700000000, value: 1, tags: { [tag]: 'x' } })],
+      ] as const) {
+        const res = await post(`${server.url}/tsdbproto/v1/put/${kind}/fzt`, body, { Authorization: ROOT_AUTH })
+        expect(res.status, `${kind} ${tag}: ${res.text}`).toBe(400)
+        expect(res.text).toContain(`tag name \\"${tag}\\" is reserved`)
+      }
     }
   })
 })

@@ -350,6 +350,24 @@ describe('schemaless core', () => {
     expect(r.written).toBe(1)
   })
 
+  it('tbname, _tid and _seq as a tag or field name are rejected per line (storage reserves them)', async () => {
+    const r = await sml.write(
+      'db',
+      [
+        pt('m', [['tbname', 'a']], [dbl('v', 1)], 1n),
+        pt('m', [['_TID', 'a']], [dbl('v', 1)], 2n),
+        pt('m', [['h', 'a']], [dbl('_tid', 1)], 3n),
+        pt('m', [['h', 'a']], [dbl('TbName', 1)], 4n),
+        pt('m', [['h', 'a']], [dbl('_seq', 1)], 5n),
+        pt('m', [['h', 'a']], [dbl('v', 1)], 6n),
+      ],
+      { precision: 'ns' },
+    )
+    expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3, 4, 5])
+    expect(r.errors.every((e) => /is reserved/.test(e.message))).toBe(true)
+    expect(r.written).toBe(1)
+  })
+
   it('an existing super table created by SQL keeps its timestamp column name', async () => {
     await sql.execute('create stable db.st (ts timestamp, v double) tags (host nchar(4))', { user: 'root' })
     const r = await sml.write('db', [pt('st', [['host', 'abcdefgh']], [dbl('v', 1.5)], 7n)], { precision: 'ns' })

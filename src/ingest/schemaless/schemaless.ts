@@ -94,6 +94,13 @@ const TS_COLUMN = '_ts'
 /** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHAR = /[\u0000-\u001f\u007f]/
+/**
+ * Names no field or tag may take (compared lower-cased): `tbname` is the child-name pseudo
+ * column (and a column of the tag table), `_tid` keys data and tag tables, `_seq` orders the
+ * staging table. Storage would refuse them as duplicates, which surfaced as a 503 (retried
+ * forever by agents) instead of a bad line.
+ */
+const RESERVED_NAMES = new Set(['tbname', '_tid', '_seq'])
 /** rerunning pass 1 more often than this means the schema keeps changing under us: give up (transient) */
 const MAX_SCHEMA_ATTEMPTS = 3
 /** bound of the process-wide (stable, tag set) -> child name cache */
@@ -362,6 +369,9 @@ class RequestState {
           }
         }
       }
+      if (RESERVED_NAMES.has(f.name.toLowerCase())) {
+        return `${this.where(line)}: field name "${f.name}" is reserved (tbname, _tid and _seq cannot be fields)`
+      }
       if (CONTROL_CHAR.test(f.name)) {
         return `${this.where(line)}: field name ${JSON.stringify(f.name)} contains a control character`
       }
@@ -464,6 +474,9 @@ class RequestState {
           return lowerHit === st.tsName
             ? `${this.where(line)}: tag "${k}" has the name of the timestamp column "${st.tsName}"`
             : `${this.where(line)}: tag "${k}" clashes with column or tag "${lowerHit}" of super table "${st.name}" (names differing only in case are one column in storage)`
+        }
+        if (RESERVED_NAMES.has(k.toLowerCase())) {
+          return `${this.where(line)}: tag name "${k}" is reserved (tbname, _tid and _seq cannot be tags)`
         }
         if (CONTROL_CHAR.test(k)) {
           return `${this.where(line)}: tag name ${JSON.stringify(k)} contains a control character`
