@@ -4,6 +4,7 @@
  * stored). Random inputs come from fast-check (the seed is printed on failure for replay).
  */
 import fc from 'fast-check'
+import { mutatedText } from '../lib/fuzz.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { ROOT_AUTH, post, sql, sqlRows, startIngestServer } from './server.js'
@@ -35,30 +36,7 @@ const SEEDS = [
 // characters that matter to the grammar, plus some that stress storage (quotes, NUL, unicode)
 const SPECIAL = [',', ' ', '=', '"', '\\', '\n', '\r', '#', 'i', 'u', 't', 'L', '.', '-', 'e', '0', '9', '\u0000', "'", '`', 'µ', '😀', '\t']
 
-const mutated = fc
-  .tuple(
-    fc.constantFrom(...SEEDS),
-    fc.array(
-      fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace', 'dup'), fc.constantFrom(...SPECIAL)),
-      { minLength: 1, maxLength: 8 },
-    ),
-  )
-  .map(([seed, edits]) => {
-    let s = seed
-    for (const [pos, op, ch] of edits) {
-      const i = s.length === 0 ? 0 : pos % s.length
-      if (op === 'insert') {
-        s = s.slice(0, i) + ch + s.slice(i)
-      } else if (op === 'delete') {
-        s = s.slice(0, i) + s.slice(i + 1)
-      } else if (op === 'replace') {
-        s = s.slice(0, i) + ch + s.slice(i + 1)
-      } else {
-        s = s.slice(0, i) + s.slice(i, i + 10) + s.slice(i)
-      }
-    }
-    return s
-  })
+const mutated = mutatedText(SEEDS, SPECIAL)
 
 const randomText = fc.string({ unit: 'binary', maxLength: 300 })
 const randomBytes = fc.uint8Array({ maxLength: 300 })

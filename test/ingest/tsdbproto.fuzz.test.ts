@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
+import { mutatedText } from '../lib/fuzz.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { ROOT_AUTH, post, sql, sqlRows, startIngestServer } from './server.js'
@@ -60,31 +61,6 @@ const JSON_SEEDS = [
 ]
 
 const JSON_SPECIAL = ['{', '}', '[', ']', '"', ':', ',', '\\', '\\u0000', '\\ud800', '0', '9', '-', '.', 'e', 'null', 'true', ' ', '\n', '1700000000', '\u00e9', '\ud83d\ude00']
-
-/** a seed with 1-8 edits (insert, delete, replace, duplicate a run) at random places */
-function mutated(seeds: string[], special: string[]): fc.Arbitrary<string> {
-  return fc
-    .tuple(
-      fc.constantFrom(...seeds),
-      fc.array(fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace', 'dup'), fc.constantFrom(...special)), { minLength: 1, maxLength: 8 }),
-    )
-    .map(([seed, edits]) => {
-      let s = seed
-      for (const [pos, op, ch] of edits) {
-        const i = s.length === 0 ? 0 : pos % s.length
-        if (op === 'insert') {
-          s = s.slice(0, i) + ch + s.slice(i)
-        } else if (op === 'delete') {
-          s = s.slice(0, i) + s.slice(i + 1)
-        } else if (op === 'replace') {
-          s = s.slice(0, i) + ch + s.slice(i + 1)
-        } else {
-          s = s.slice(0, i) + s.slice(i, i + 10) + s.slice(i)
-        }
-      }
-      return s
-    })
-}
 
 /** Names storage reserves (tbname pseudo column, internal _tid and _seq): found by this fuzz as 503s. */
 const RESERVED = ['tbname', 'TbName', '_tid', '_SEQ']
@@ -155,7 +131,7 @@ async function check(kind: 'json' | 'telnet', body: string | Uint8Array, q: stri
 describe('tsdbproto fuzz: /tsdbproto/v1/put/telnet/{db}', () => {
   it('mutated valid bodies never get a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(mutated(TELNET_SEEDS, TELNET_SPECIAL), query, async (body, q) => {
+      fc.asyncProperty(mutatedText(TELNET_SEEDS, TELNET_SPECIAL), query, async (body, q) => {
         await check('telnet', body, q)
       }),
       { numRuns: RUNS },
@@ -184,7 +160,7 @@ describe('tsdbproto fuzz: /tsdbproto/v1/put/telnet/{db}', () => {
 describe('tsdbproto fuzz: /tsdbproto/v1/put/json/{db}', () => {
   it('mutated valid bodies never get a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(mutated(JSON_SEEDS, JSON_SPECIAL), query, async (body, q) => {
+      fc.asyncProperty(mutatedText(JSON_SEEDS, JSON_SPECIAL), query, async (body, q) => {
         await check('json', body, q)
       }),
       { numRuns: RUNS },
