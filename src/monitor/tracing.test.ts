@@ -5,14 +5,11 @@
  */
 import { createServer } from 'node:http'
 import type { Server } from 'node:http'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../config/index.js'
 import { startAdapter } from '../lifecycle.js'
 import { startTracing, tracingRequested } from './tracing.js'
+import { testAdapterConfig } from '../../test/lib/adapter-config.js'
 
 interface OtlpSpan {
   name: string
@@ -70,12 +67,7 @@ describe('OTLP export', () => {
     const logger = pino({ level: 'silent' })
     const tracing = await startTracing(logger)
     expect(tracing.enabled).toBe(true)
-    const config = defaultConfig()
-    config.port = 0
-    config.collagent.enable = false
-    config.host = '127.0.0.1'
-    config.storage.url = 'duckdb::memory:'
-    config.log.path = mkdtempSync(join(tmpdir(), 'tracing-'))
+    const config = testAdapterConfig('tracing-')
     config.monitor.disable = true
     const adapter = await startAdapter(config, { logger, tracing: true })
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'

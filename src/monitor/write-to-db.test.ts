@@ -1,13 +1,10 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pino } from 'pino'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { defaultConfig } from '../config/index.js'
 import { startAdapter } from '../lifecycle.js'
 import { openStorage } from '../storage/index.js'
 import { createMetricsWriter, metricsToPoints, monitorIdentity } from './write-to-db.js'
+import { testAdapterConfig } from '../../test/lib/adapter-config.js'
 
 const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
 
@@ -53,12 +50,7 @@ describe('metricsToPoints', () => {
 
 describe('monitor.writeToDB', () => {
   it('writes the adapter metrics into database log on the interval (real adapter, real DuckDB)', async () => {
-    const config = defaultConfig()
-    config.port = 0
-    config.collagent.enable = false
-    config.host = '127.0.0.1'
-    config.storage.url = 'duckdb::memory:'
-    config.log.path = mkdtempSync(join(tmpdir(), 'write-to-db-'))
+    const config = testAdapterConfig('write-to-db-')
     config.monitor.writeToDB = true
     config.monitor.writeInterval = 100
     config.monitor.collectDuration = 50

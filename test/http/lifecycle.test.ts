@@ -2,22 +2,13 @@
  * startAdapter in-process: port 0 reporting, the real app over a real socket, graceful stop that
  * lets an in-flight request finish, and draining readiness.
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { defaultConfig } from '../../src/config/index.js'
 import { SHUTDOWN_GRACE_MS, redactUrl, startAdapter } from '../../src/lifecycle.js'
+import { testAdapterConfig } from '../lib/adapter-config.js'
 
 function testConfig() {
-  const config = defaultConfig()
-  config.port = 0
-  config.collagent.enable = false
-  config.host = '127.0.0.1'
-  config.storage.url = 'duckdb::memory:'
-  config.log.path = mkdtempSync(join(tmpdir(), 'lifecycle-'))
-  return config
+  return testAdapterConfig('lifecycle-')
 }
 
 describe('startAdapter', () => {

@@ -3,28 +3,17 @@
  * small helpers to write and to read back through /rest/sql.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { pino } from 'pino'
-import { defaultConfig } from '../../src/config/index.js'
 import type { AppConfig } from '../../src/config/types.js'
 import { startAdapter } from '../../src/lifecycle.js'
 import type { RunningAdapter } from '../../src/lifecycle.js'
+import { testAdapterConfig } from '../lib/adapter-config.js'
 
 export const ROOT_AUTH = `Basic ${Buffer.from('root:taosdata').toString('base64')}`
 
 export async function startIngestServer(tune: (c: AppConfig) => void = () => {}): Promise<RunningAdapter> {
-  const config = defaultConfig()
-  config.port = 0
-  config.host = '127.0.0.1'
-  config.storage.url = 'duckdb::memory:'
-  config.log.path = mkdtempSync(join(tmpdir(), 'ingest-log-'))
+  const config = testAdapterConfig('ingest-log-')
   config.monitor.disable = true
-  config.collagent.enable = false
-  config.statsagent.enable = false
-  config.tsdbproto_telnet.enable = false
-  config.hostexporter.enable = false
   tune(config)
   return startAdapter(config, { logger: pino({ level: 'silent' }) })
 }

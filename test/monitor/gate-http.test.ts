@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultConfig } from '../../src/config/index.js'
 import { startAdapter } from '../../src/lifecycle.js'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import type { GateState } from '../../src/monitor/gate.js'
+import { testAdapterConfig } from '../lib/adapter-config.js'
 
 const LIMIT = 1073741824 // the fixture's effective memory.max (pod.slice)
 const INACTIVE = 100000000 // the fixture's inactive_file
@@ -56,12 +56,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cgroup-tree-'))
   cpSync(join(import.meta.dirname, 'fixtures/v2'), root, { recursive: true })
   setUse(10)
-  const config = defaultConfig()
-  config.port = 0
-  config.collagent.enable = false
-  config.host = '127.0.0.1'
-  config.storage.url = 'duckdb::memory:'
-  config.log.path = mkdtempSync(join(tmpdir(), 'gate-http-'))
+  const config = testAdapterConfig('gate-http-')
   config.monitor.incgroup = true
   config.monitor.collectDuration = 20
   config.monitor.pauseQueryMemoryThreshold = 50
@@ -135,12 +130,7 @@ describe('monitor.disable', () => {
     const full = mkdtempSync(join(tmpdir(), 'cgroup-tree-'))
     cpSync(join(import.meta.dirname, 'fixtures/v2'), full, { recursive: true })
     writeFileSync(join(full, SCOPE, 'memory.current'), `${Math.round(0.99 * LIMIT) + INACTIVE}\n`)
-    const config = defaultConfig()
-    config.port = 0
-    config.collagent.enable = false
-    config.host = '127.0.0.1'
-    config.storage.url = 'duckdb::memory:'
-    config.log.path = mkdtempSync(join(tmpdir(), 'gate-http-'))
+    const config = testAdapterConfig('gate-http-')
     config.monitor.incgroup = true
     config.monitor.collectDuration = 20
     config.monitor.disable = true

@@ -1,34 +1,23 @@
 /**
- * /metrics of a real adapter (startAdapter, DuckDB in memory, port 0) after real requests: rows
+ * /metrics of a real adapter (startIngestServer: DuckDB in memory, port 0) after real requests: rows
  * written and rejected by protocol for every HTTP write endpoint, the bounded per-client-IP request
  * counter and its monitor.disableCollectClientIP switch, and the storage pool gauges (DuckDB's
  * read pool here; the gauges themselves are tested in src/monitor).
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../../src/config/index.js'
 import type { AppConfig } from '../../src/config/types.js'
 import { encodeWriteRequest } from '../../src/ingest/metricsproto/proto.js'
-import { startAdapter } from '../../src/lifecycle.js'
 import type { RunningAdapter } from '../../src/lifecycle.js'
+import { ROOT_AUTH, startIngestServer } from '../ingest/server.js'
 
-const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
+const AUTH = { Authorization: ROOT_AUTH }
 
-async function start(tune: (c: AppConfig) => void = () => {}): Promise<RunningAdapter> {
-  const config = defaultConfig()
-  config.port = 0
-  config.host = '127.0.0.1'
-  config.storage.url = 'duckdb::memory:'
-  config.log.path = mkdtempSync(join(tmpdir(), 'metrics-http-'))
-  config.collagent.enable = false
-  // the sampler would read this machine's cgroup; nothing here needs it
-  config.monitor.disable = true
-  config.smlAutoCreateDB = true
-  tune(config)
-  return startAdapter(config, { logger: pino({ level: 'silent' }) })
+function start(tune: (c: AppConfig) => void = () => {}): Promise<RunningAdapter> {
+  return startIngestServer((c) => {
+    c.smlAutoCreateDB = true
+    tune(c)
+  })
 }
 
 interface Sample {

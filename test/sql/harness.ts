@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { expect } from 'vitest'
-import { defaultConfig } from '../../src/config/load.js'
 import type { AppConfig } from '../../src/config/types.js'
+import { testAdapterConfig } from '../lib/adapter-config.js'
 
 /**
  * One conformance case: a request to the real HTTP server and the response it must produce.
@@ -80,18 +77,10 @@ export async function startServer(
     return { url: given.replace(/\/$/, ''), stop: async () => {} }
   }
   const { startAdapter } = await import('../../src/lifecycle.js')
-  const config = defaultConfig()
-  config.port = 0
-  config.collagent.enable = false
-  config.host = '127.0.0.1'
+  const config = testAdapterConfig('conformance-log-')
   config.storage.url = storageUrl
   config.logLevel = 'error'
-  config.log.path = mkdtempSync(join(tmpdir(), 'conformance-log-'))
   config.monitor.disable = true
-  config.collagent.enable = false
-  config.statsagent.enable = false
-  config.tsdbproto_telnet.enable = false
-  config.hostexporter.enable = false
   tune(config)
   const started = await startAdapter(config)
   return { url: started.url, stop: () => started.stop() }
