@@ -19,7 +19,7 @@ import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
 import { restRetryAfter, writeGate } from './monitor/gate-middleware.js'
-import { createIngestMetrics, ingestMetricsScope } from './monitor/ingest-metrics.js'
+import { createIngestMetrics } from './monitor/ingest-metrics.js'
 import { createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
 import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
@@ -97,9 +97,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
-    const routes = createIngestRoutes({ config, storage: used, logger, gate, schemaless }).map((r) => ({
+    const routes = createIngestRoutes({ config, storage: used, logger, gate, schemaless, metrics: ingestMetrics }).map((r) => ({
       prefix: r.prefix,
-      app: guarded(r.app, [writeGate(gate), ingestMetricsScope(ingestMetrics)], tracing),
+      app: guarded(r.app, [writeGate(gate)], tracing),
     }))
     const opened = storage
     const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined

@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/types.js'
 import { createSchemaless } from '../ingest/schemaless/schemaless.js'
 import type { Schemaless } from '../ingest/schemaless/schemaless.js'
 import type { Logger } from '../logger.js'
+import type { IngestMetrics } from '../monitor/ingest-metrics.js'
 import type { Storage } from '../storage/index.js'
 import { createLineprotoRoutes } from './lineproto.js'
 import { createMetricsprotoRoutes } from './metricsproto.js'
@@ -31,6 +32,8 @@ export interface IngestDeps {
   gate?: IngestGate
   /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
   schemaless?: Schemaless
+  /** optional: rows written and rejected by protocol on /metrics */
+  metrics?: IngestMetrics
 }
 
 export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; app: Hono }> {

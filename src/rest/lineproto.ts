@@ -96,7 +96,7 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   } catch (err) {
     return writeFailure(err, db, deps)
   }
-  countRows(c, 'lineproto', result.written, result.rejected)
+  countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
     return rejectedLines(result)
   }

@@ -21,7 +21,7 @@ import { readIngestBody } from './ingest-body.js'
 import { ALL_PAUSED_BODY, QUERY_PAUSED_BODY, pausedResponse } from '../monitor/gate-middleware.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { ingestError, writeFailure } from './lineproto.js'
-import { countRows, rejectedSamples } from '../monitor/ingest-metrics.js'
+import { countRows } from '../monitor/ingest-metrics.js'
 
 export function createMetricsprotoRoutes(deps: IngestDeps): Hono {
   const app = new Hono()
@@ -71,9 +71,8 @@ async function handleWrite(c: Context, deps: IngestDeps, store: RemoteStore): Pr
   }
   const db = c.req.param('db') as string
   try {
-    const req = decodeWriteRequest(body)
-    const result = await store.write(db, req, ttl)
-    countRows(c, 'metricsproto', result.samples, rejectedSamples(req, result.samples))
+    const result = await store.write(db, decodeWriteRequest(body), ttl)
+    countRows(deps.metrics, 'metricsproto', result.samples, result.rejectedSamples)
     if (result.rejected.length > 0) {
       const first = result.rejected[0]
       return ingestError(400, `${result.rejected.length} series rejected, ${result.series} series (${result.samples} samples) written; first: {${first.labels}}: ${first.reason}`, {

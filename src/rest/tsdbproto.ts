@@ -121,7 +121,7 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
   } catch (err) {
     return failure(err, db, deps)
   }
-  countRows(c, `tsdbproto_${format}`, result.written, result.rejected)
+  countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
   if (result.rejected > 0) {
     const unit = format === 'json' ? 'item' : 'line'
     const first = result.errors[0]

@@ -1,6 +1,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
 import type { Catalog, ChildTableSpec } from './catalog-types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
+import { durationTicks } from './time.js'
 import { StorageUnavailableError, isStorageUnavailable } from '../storage/errors.js'
 import type {
   ColumnDef,
@@ -1522,8 +1523,6 @@ function rowToUser(r: unknown[]): UserRecord {
   }
 }
 
-const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1_000n, ns: 1_000_000n }
-
 /**
  * DURATION option (e.g. `10d`, `1440m`, `24h`; a bare number is days, as TDengine reads it) as ticks
  * of the database precision, for the hypertable chunk interval; undefined when unparsable.
@@ -1533,6 +1532,6 @@ export function chunkIntervalTicks(duration: string | number | undefined, precis
   if (!m) {
     return undefined
   }
-  const minutes = BigInt(m[1]) * ({ '': 1440n, m: 1n, h: 60n, d: 1440n } as Record<string, bigint>)[m[2].toLowerCase()]
-  return minutes > 0n ? minutes * 60_000n * TICKS_PER_MS[precision] : undefined
+  const ticks = durationTicks(Number(m[1]), m[2] || 'd', precision)
+  return ticks > 0n ? ticks : undefined
 }

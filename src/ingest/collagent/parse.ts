@@ -190,7 +190,8 @@ function values(view: DataView, packet: Uint8Array, start: number, end: number, 
     }
     out.points.push({
       measurement: `${s.plugin}_${count === 1 ? 'value' : String(i)}`,
-      tags: tags.map(([k, t]): [string, string] => [k, t]),
+      // one array for every value of the list: the schemaless core never changes a point's tags
+      tags,
       fields: [{ name: 'value', type: 'DOUBLE', value: v }],
       ts,
     })

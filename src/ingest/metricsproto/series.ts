@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto'
 import { MatchType, RemoteDecodeError } from './proto.js'
 import type { Label, LabelMatcher } from './proto.js'
-import { Re2SyntaxError, compileRe2Anchored } from './re2.js'
-import type { AnchoredRe2 } from './re2.js'
+import { compileRe2Anchored } from './re2.js'
+import type { AnchoredRe2, Re2SyntaxError } from './re2.js'
 
 export const METRICS_STABLE = 'metrics'
 export const LABELS_TAG = 'labels'
@@ -54,7 +54,7 @@ export function labelsObject(sorted: readonly Label[]): Record<string, string> {
  * A predicate over a series' labels for the matchers of one query, with Prometheus semantics:
  * regexes are RE2 syntax (re2js: `(?i)`, `\z`, `[[:alpha:]]` ..., linear-time) anchored at both
  * ends, and a label the series lacks matches as the empty string (so `foo=""` selects series
- * without `foo`). An invalid or untranslatable regex is the client's error, naming the matcher.
+ * without `foo`). An invalid regex is the client's error, naming the matcher.
  */
 export function compileMatchers(matchers: readonly LabelMatcher[]): (labels: Record<string, unknown>) => boolean {
   const tests = matchers.map((m): ((v: string) => boolean) => {
@@ -69,10 +69,9 @@ export function compileMatchers(matchers: readonly LabelMatcher[]): (labels: Rec
         try {
           re = compileRe2Anchored(m.value)
         } catch (err) {
-          // anything compiling throws is about this pattern: the client's error, not a retry
-          const reason = err instanceof Re2SyntaxError ? err.message : `cannot be compiled (${err instanceof Error ? err.message : String(err)})`
+          // the pattern is the client's error, not a reason to retry
           throw new RemoteDecodeError(
-            `remote read: matcher ${m.name}${m.type === MatchType.RE ? '=~' : '!~'}${JSON.stringify(m.value)}: invalid regular expression (RE2 syntax): ${reason}`,
+            `remote read: matcher ${m.name}${m.type === MatchType.RE ? '=~' : '!~'}${JSON.stringify(m.value)}: invalid regular expression (RE2 syntax): ${(err as Re2SyntaxError).message}`,
           )
         }
         return m.type === MatchType.RE ? (v) => re.test(v) : (v) => !re.test(v)

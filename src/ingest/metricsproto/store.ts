@@ -44,6 +44,8 @@ export interface RemoteWriteResult {
   samples: number
   /** series that could not be stored, with the reason (the others are written) */
   rejected: { labels: string; reason: string }[]
+  /** samples of the request not written (a rejected series loses all its samples) */
+  rejectedSamples: number
 }
 
 const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_000n }
@@ -106,8 +108,15 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
 
   return {
     async write(rawDb, req, ttl) {
-      const result: RemoteWriteResult = { series: 0, samples: 0, rejected: [] }
-      const series = req.timeseries.filter((s) => s.samples.length > 0)
+      const result: RemoteWriteResult = { series: 0, samples: 0, rejected: [], rejectedSamples: 0 }
+      let sent = 0
+      const series: TimeSeries[] = []
+      for (const s of req.timeseries) {
+        if (s.samples.length > 0) {
+          sent += s.samples.length
+          series.push(s)
+        }
+      }
       if (series.length === 0) {
         // metadata-only requests (about one a minute) and empty ones: nothing to store
         return result
@@ -180,6 +189,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
       if (batches.length > 0) {
         await engine.writeRows(batches)
       }
+      result.rejectedSamples = sent - result.samples
       return result
     },
 

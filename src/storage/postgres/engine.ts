@@ -774,7 +774,6 @@ export class PostgresEngine implements Engine {
   }
 }
 
-/** `user@host:port/db` without the password, for error messages and logs. */
 /**
  * `sslmode` as libpq and every PostgreSQL guide mean it: pg reads `require` and `verify-ca` as
  * `verify-full` unless `uselibpqcompat=true` is set, so `?sslmode=require` against a server with
@@ -795,6 +794,7 @@ export function libpqSslModes(url: string): string {
   return url
 }
 
+/** `user@host:port/db` without the password, for error messages and logs. */
 function describeUrl(url: string): string {
   try {
     const u = new URL(url)
