@@ -80,18 +80,21 @@ float64, which toString prints as 1e+06, so integral numbers print as integers; 
 {{- if has $v (list "1" "t" "T" "TRUE" "true" "True") -}}true{{- end -}}
 {{- end -}}
 
-{{/* receiver ports as "name protocol port" lines, from the receivers' own flags. Only the collectd
-receiver (collagent, on by default in the adapter) exists in this version */}}
-{{- define "db-adapter.receiverPorts" -}}
-{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable" "default" true) }}
-collectd UDP {{ include "db-adapter.flag" (dict "root" . "name" "collagent.port" "default" 6045) }}
-{{- end }}
+{{/* the collectd receiver's UDP port when it is on (collagent, on by default in the adapter), else "";
+the only receiver this version has */}}
+{{- define "db-adapter.collectdPort" -}}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable" "default" true) -}}
+{{- include "db-adapter.flag" (dict "root" . "name" "collagent.port" "default" 6045) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* refuse values this version cannot honour */}}
 {{- define "db-adapter.validate" -}}
-{{- range $flag, $what := dict "statsagent" "StatsD receiver" "tsdbproto_telnet" "OpenTSDB telnet TCP receivers" "hostexporter" "node_exporter scraper" }}
-{{- if include "db-adapter.enabled" (dict "root" $ "name" (printf "%s.enable" $flag)) }}
+{{- /* each receiver's description and its default in the adapter (unset or null: the default) */}}
+{{- $receivers := dict "statsagent" (list "StatsD receiver" true) "tsdbproto_telnet" (list "OpenTSDB telnet TCP receivers" false) "hostexporter" (list "node_exporter scraper" false) }}
+{{- range $flag, $r := $receivers }}
+{{- $what := index $r 0 }}
+{{- if include "db-adapter.enabled" (dict "root" $ "name" (printf "%s.enable" $flag) "default" (index $r 1)) }}
 {{- fail (printf "config.%s.enable is on, but this version of db-adapter has no %s (it would only log a warning and receive nothing): set config.%s.enable=false" $flag $what $flag) }}
 {{- end }}
 {{- end }}
@@ -105,15 +108,16 @@ collectd UDP {{ include "db-adapter.flag" (dict "root" . "name" "collagent.port"
 {{- end }}
 {{- end -}}
 
-{{/* the Secret key a password variable reads: its own key when set (auth.secretKeys.<name>, or the
-generated Secret's <name> key when auth.<name> is given), else the root password's key */}}
+{{/* the Secret key a password (auth.<name>: rootPassword, collagentPassword, monitorPassword) is read
+from: its own key when set (auth.secretKeys.<name>, or the generated Secret's <name in kebab-case>
+key, e.g. collagent-password, when auth.<name> is given), else the root password's key */}}
 {{- define "db-adapter.passwordKey" -}}
 {{- $keys := .root.Values.auth.secretKeys -}}
 {{- $own := index $keys .name -}}
 {{- if .root.Values.auth.existingSecret -}}
 {{- default $keys.rootPassword $own -}}
 {{- else if index .root.Values.auth .name -}}
-{{- default .defaultKey $own -}}
+{{- default (kebabcase .name) $own -}}
 {{- else -}}
 {{- $keys.rootPassword -}}
 {{- end -}}
@@ -131,10 +135,7 @@ generated Secret's <name> key when auth.<name> is given), else the root password
 {{- else if .probe.enabled -}}
 {{ .field }}:
   httpGet: {path: {{ .probe.path }}, port: http}
-  {{- with .probe.initialDelaySeconds }}
-  initialDelaySeconds: {{ . }}
-  {{- end }}
-  {{- range $k := list "periodSeconds" "timeoutSeconds" "successThreshold" "failureThreshold" }}
+  {{- range $k := list "initialDelaySeconds" "periodSeconds" "timeoutSeconds" "successThreshold" "failureThreshold" }}
   {{- with index $.probe $k }}
   {{ $k }}: {{ . }}
   {{- end }}
