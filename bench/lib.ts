@@ -34,8 +34,10 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
       // as `npm start` runs it (see package.json)
       `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE ?? 32}`,
+      // BENCH_NODE_ARGS: extra V8/Node flags for experiments (e.g. --trace-gc; the adapter's stdout is then shown)
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),
       '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', ...args],
-    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+    { stdio: ['ignore', process.env.BENCH_NODE_ARGS ? 'inherit' : 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000

@@ -31,6 +31,7 @@ import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
+import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
@@ -80,6 +81,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let server: Server | undefined
   let sampler: Sampler | undefined
   const receivers: RunningReceiver[] = []
+  let lineprotoWorkers: LineProtoWorkers | undefined
   try {
     storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
     const tracing = opts.tracing === true
@@ -97,7 +99,17 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
-    const routes = createIngestRoutes({ config, storage: used, logger, gate, schemaless, metrics: ingestMetrics }).map((r) => ({
+    const workerCount = config.lineproto.enable ? parseWorkerCount(config.lineproto.parseWorkers) : 0
+    lineprotoWorkers = workerCount > 0 ? createLineProtoWorkers(workerCount, logger) : undefined
+    const routes = createIngestRoutes({
+      config,
+      storage: used,
+      logger,
+      gate,
+      schemaless,
+      metrics: ingestMetrics,
+      ...(lineprotoWorkers ? { lineprotoWorkers } : {}),
+    }).map((r) => ({
       prefix: r.prefix,
       app: guarded(r.app, [writeGate(gate)], tracing),
     }))
@@ -174,6 +186,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         }
         // receivers stop listening and write what they hold before storage closes
         await Promise.all(receivers.map((r) => r.stop()))
+        await lineprotoWorkers?.close()
         try {
           await openedStorage.close()
         } catch (err) {
@@ -189,6 +202,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // Whatever was opened before the failure is released; the error goes to the caller.
     sampler?.stop()
     await Promise.all(receivers.map((r) => r.stop()))
+    await lineprotoWorkers?.close()
     if (server) {
       await closeServer(server, 0)
     }

@@ -105,6 +105,9 @@ export const SCHEMA = [
   // Protocol switches
   { name: 'lineproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_LINEPROTO_ENABLE'],
     description: 'enable the line-protocol write endpoint' },
+  { name: 'lineproto.parseWorkers', type: 'int', default: -1, env: ['DB_ADAPTER_LINEPROTO_PARSE_WORKERS'],
+    rule: { test: (v) => typeof v === 'number' && v >= -1 && v <= 64, text: 'must be -1 (one per core beside the main thread, at most 4), 0 (parse on the main thread) or a count up to 64' },
+    description: 'worker threads that parse line-protocol bodies; -1: one per extra core, at most 4; 0: none' },
   { name: 'tsdbproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_TSDBPROTO_ENABLE'],
     description: 'enable the time-series JSON/telnet HTTP write endpoints' },
   { name: 'metricsproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_METRICSPROTO_ENABLE'],

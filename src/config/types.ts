@@ -26,7 +26,7 @@ export interface AppConfig {
   rest: { tokens: string[] }
   http: { maxBodySize: number }
 
-  lineproto: { enable: boolean }
+  lineproto: { enable: boolean; parseWorkers: number }
   tsdbproto: { enable: boolean }
   metricsproto: { enable: boolean }
 

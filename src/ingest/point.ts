@@ -66,6 +66,21 @@ export interface Point {
    * those formats infer seconds or milliseconds per value from its digit count.
    */
   ts: bigint | null
+  /**
+   * `seriesKeyOf(tags)` when the producer already knows it (a series decoded once for many
+   * points); undefined otherwise, and then the schemaless core computes it.
+   */
+  seriesKey?: string | undefined
+}
+
+/** An injective key of a tag list in the order sent (length-prefixed, so no separator can clash). */
+export function seriesKeyOf(tags: ReadonlyArray<readonly [string, string]>): string {
+  let key = ''
+  for (let i = 0; i < tags.length; i++) {
+    const t = tags[i]
+    key += `${t[0].length}:${t[0]}${t[1].length}:${t[1]}`
+  }
+  return key
 }
 
 /** A mutable field slot that parsers reuse; exposed to callbacks as `Field`. */
@@ -80,7 +95,7 @@ interface FieldSlot {
  * point without freeing the pooled objects, so parsing a million lines allocates only the strings.
  */
 export class PointBuilder {
-  readonly point: Point = { measurement: '', tags: [], fields: [], ts: null }
+  readonly point: Point = { measurement: '', tags: [], fields: [], ts: null, seriesKey: undefined }
   private readonly tagPool: Array<[string, string]> = []
   private readonly fieldPool: FieldSlot[] = []
 

@@ -13,6 +13,7 @@ import type { Schemaless } from '../ingest/schemaless/schemaless.js'
 import type { Logger } from '../logger.js'
 import type { IngestMetrics } from '../monitor/ingest-metrics.js'
 import type { Storage } from '../storage/index.js'
+import type { LineProtoWorkers } from '../ingest/lineproto/worker-pool.js'
 import { createLineprotoRoutes } from './lineproto.js'
 import { createMetricsprotoRoutes } from './metricsproto.js'
 import { createTsdbprotoRoutes } from './tsdbproto.js'
@@ -34,6 +35,8 @@ export interface IngestDeps {
   schemaless?: Schemaless
   /** optional: rows written and rejected by protocol on /metrics */
   metrics?: IngestMetrics
+  /** optional: line-protocol bodies are parsed on these worker threads (else on the main thread) */
+  lineprotoWorkers?: LineProtoWorkers
 }
 
 export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; app: Hono }> {

@@ -22,7 +22,7 @@ import { forEachLineSlice } from '../ingest/slices.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
 import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
 import { readIngestBody } from './ingest-body.js'
-import type { Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
+import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
@@ -86,13 +86,9 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   if (!Buffer.isBuffer(read)) {
     return ingestError(read.status, read.message)
   }
-  const body = read.toString('utf8')
   let result: WriteResult
   try {
-    result = await deps.schemaless.write(db, (onPoint, onError) =>
-      forEachLineSlice(body, (slice, lineOffset) => {
-        parser.parse(slice, onPoint, onError, lineOffset)
-      }), { precision, ttl })
+    result = await deps.schemaless.write(db, pointSource(read, deps, parser), { precision, ttl })
   } catch (err) {
     return writeFailure(err, db, deps)
   }
@@ -101,6 +97,18 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
     return rejectedLines(result)
   }
   return c.body(null, 204)
+}
+
+/** The body's points: parsed by a worker when there are workers, else here, a slice at a time. */
+function pointSource(read: Buffer, deps: LineprotoDeps, parser: LineProtoParser): PointSource {
+  if (deps.lineprotoWorkers !== undefined) {
+    return deps.lineprotoWorkers.parse(read).source()
+  }
+  const body = read.toString('utf8')
+  return (onPoint, onError) =>
+    forEachLineSlice(body, (slice, lineOffset) => {
+      parser.parse(slice, onPoint, onError, lineOffset)
+    })
 }
 
 /** 400 for a partly or wholly bad body: the first bad line, how many were rejected and written. */

@@ -81,6 +81,9 @@ export class LineProtoParser {
   // needs no check up to n. A cache write at position k lowers n to k.
   private tagKeysDistinct = 0
   private fieldKeysDistinct = 0
+  // Where the current line's measurement and tags are (see seriesText).
+  private lineStart = 0
+  private seriesEnd = 0
 
   /** Empties the reused point (the pools are kept). */
   reset(): void {
@@ -92,6 +95,15 @@ export class LineProtoParser {
     this.fieldKeyCache.length = 0
     this.tagKeysDistinct = 0
     this.fieldKeysDistinct = 0
+  }
+
+  /**
+   * Inside an onPoint callback: the current line's measurement and tag set as sent (raw text,
+   * escapes included). Equal texts parse to equal measurements and tag lists, so it keys a
+   * series without building a key from the parsed parts.
+   */
+  seriesText(): string {
+    return this.body.slice(this.lineStart, this.seriesEnd)
   }
 
   /** The reused point, exposed so tests can check that `reset()` empties it. */
@@ -126,6 +138,7 @@ export class LineProtoParser {
       }
       if (start < end && body.charCodeAt(start) !== HASH) {
         this.builder.reset()
+        this.lineStart = start
         let failure: LineFailure | undefined
         try {
           this.parseLine(start, end, nl < len)
@@ -222,6 +235,8 @@ export class LineProtoParser {
       }
       b.addTag(key, value)
     }
+
+    this.seriesEnd = i
 
     // Space(s) before the field set.
     while (i < end && s.charCodeAt(i) === SPACE) {

@@ -30,7 +30,7 @@ import { FIXED_LENGTH } from '../../sql/types.js'
 import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, DatabaseInfo, Precision, RowBatch, StableInfo, TagValue, TdType } from '../../storage/types.js'
 import { TAG_NULL_NAME, childTableName } from '../naming.js'
-import type { Field, Point } from '../point.js'
+import { seriesKeyOf, type Field, type Point } from '../point.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
 
@@ -172,6 +172,8 @@ class RequestState {
   needsDdl = false
   /** points consumed so far (identifies the point being validated) */
   private seq = 0
+  private lastTsIn: bigint | undefined
+  private lastTsOut = 0n
   readonly toDb: (ts: bigint) => bigint | undefined
   readonly now: bigint
   readonly where: (n: number) => string
@@ -180,7 +182,7 @@ class RequestState {
     readonly db: string,
     readonly dbInfo: DatabaseInfo | undefined,
     readonly catalog: Catalog,
-    readonly childNames: Map<string, string>,
+    readonly childNames: ChildNameCache,
     precision: RequestPrecision,
     nowMs: number,
     where: ((n: number) => string) | undefined,
@@ -215,7 +217,7 @@ class RequestState {
       this.reject(line, st.error)
       return
     }
-    const tagKey = seriesKey(p.tags)
+    const tagKey = p.seriesKey ?? seriesKeyOf(p.tags)
     let child = st.series.get(tagKey)
     if (typeof child === 'string') {
       this.reject(line, child)
@@ -229,12 +231,17 @@ class RequestState {
     let ts: bigint
     if (p.ts === null) {
       ts = this.now
+    } else if (p.ts === this.lastTsIn) {
+      // time-major bodies: many series in a row share a timestamp, so one conversion serves them
+      ts = this.lastTsOut
     } else {
       const v = this.toDb(p.ts)
       if (v === undefined) {
         this.reject(line, `${this.where(line)}: timestamp ${p.ts} is out of range for the database precision`)
         return
       }
+      this.lastTsIn = p.ts
+      this.lastTsOut = v
       ts = v
     }
     if (child === undefined) {
@@ -394,15 +401,7 @@ class RequestState {
 
   /** A tag set seen first in this request: the existing child, or a new one to create. */
   private openChild(st: StableAcc, p: Point, line: number, tagKey: string): ChildAcc | string {
-    const ck = `${st.name.length}:${st.name}${tagKey}`
-    let name = this.childNames.get(ck)
-    if (name === undefined) {
-      name = childTableName(st.name, p.tags)
-      if (this.childNames.size >= CHILD_NAME_CACHE_MAX) {
-        this.childNames.clear()
-      }
-      this.childNames.set(ck, name)
-    }
+    const name = this.childNames.get(st.name, tagKey, p.tags)
     const same = st.byName.get(name)
     if (same !== undefined) {
       return same
@@ -639,16 +638,6 @@ function newCol(name: string, type: TdType, want: number, line: number, seq: num
   return { name, type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
 }
 
-/** An injective key of a tag list in the order sent (length-prefixed, so no separator can clash). */
-function seriesKey(tags: Array<[string, string]>): string {
-  let key = ''
-  for (let i = 0; i < tags.length; i++) {
-    const t = tags[i]
-    key += `${t[0].length}:${t[0]}${t[1].length}:${t[1]}`
-  }
-  return key
-}
-
 function hasHole(r: unknown[]): boolean {
   for (let j = 1; j < r.length; j++) {
     if (r[j] === undefined) {
@@ -700,6 +689,37 @@ export function pointsSource(points: Iterable<Point>): PointSource {
   }
 }
 
+/**
+ * (super table, tag set) -> child table name, process-wide: the MD5 of a tag set is computed
+ * once. Two levels, so a lookup hashes the tag-set key as it is (a series key decoded once keeps
+ * its hash) instead of a new concatenation per point.
+ */
+class ChildNameCache {
+  private readonly byStable = new Map<string, Map<string, string>>()
+  private size = 0
+
+  get(stable: string, tagKey: string, tags: Array<[string, string]>): string {
+    let names = this.byStable.get(stable)
+    if (names === undefined) {
+      names = new Map()
+      this.byStable.set(stable, names)
+    }
+    let name = names.get(tagKey)
+    if (name === undefined) {
+      name = childTableName(stable, tags)
+      if (this.size >= CHILD_NAME_CACHE_MAX) {
+        this.byStable.clear()
+        this.size = 0
+        names = new Map()
+        this.byStable.set(stable, names)
+      }
+      names.set(tagKey, name)
+      this.size++
+    }
+    return name
+  }
+}
+
 /** A tiny FIFO mutex per key. */
 class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>()
@@ -728,7 +748,7 @@ class SchemaChanged extends Error {}
 
 export function createSchemaless(storage: Storage, opts: SchemalessOptions): Schemaless {
   const { catalog, engine } = storage
-  const childNames = new Map<string, string>()
+  const childNames = new ChildNameCache()
   const schemaLock = new KeyedMutex()
 
   async function pass1(db: string, source: PointSource, o: WriteOptions, nowMs: number): Promise<RequestState> {

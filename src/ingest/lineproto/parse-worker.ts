@@ -1,0 +1,58 @@
+/**
+ * A line-protocol parse worker (worker-pool.ts starts it): bodies in, parsed slices out
+ * (parsed-slice.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
+ * thread's schema work and appends, instead of before them.
+ *
+ * A body is posted as slices of about SLICE_CHARS, so the main thread consumes the first slice
+ * while this thread parses the next one.
+ */
+import { parentPort } from 'node:worker_threads'
+import { LineProtoParser } from './parse.js'
+import { SliceEncoder } from './parsed-slice.js'
+
+/** ~1000 gen_lp-sized lines: a few messages per 5000-line body, each well under a millisecond of work on either side */
+export const SLICE_CHARS = 64 * 1024
+
+export interface ParseJob {
+  job: number
+  body: Uint8Array
+}
+
+const port = parentPort
+if (port === null) {
+  throw new Error('parse-worker.ts runs as a worker thread')
+}
+const parser = new LineProtoParser()
+const encoder = new SliceEncoder()
+
+port.on('message', (msg: ParseJob) => {
+  const text = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength).toString('utf8')
+  let start = 0
+  let lineOffset = 0
+  try {
+    do {
+      let end = start + SLICE_CHARS >= text.length ? -1 : text.indexOf('\n', start + SLICE_CHARS)
+      end = end < 0 ? text.length : end + 1
+      const slice = start === 0 && end === text.length ? text : text.slice(start, end)
+      const stats = parser.parse(
+        slice,
+        (p, line) => encoder.add(p, line, parser.seriesText()),
+        (e) => encoder.addError(e),
+        lineOffset,
+      )
+      // a final newline does not start another line
+      lineOffset += slice.charCodeAt(slice.length - 1) === 10 ? stats.lines : stats.lines - 1
+      start = end
+      const { message, transfer } = encoder.take(msg.job, start >= text.length)
+      port.postMessage(message, transfer)
+    } while (start < text.length)
+    if (text.length === 0) {
+      const { message, transfer } = encoder.take(msg.job, true)
+      port.postMessage(message, transfer)
+    }
+  } catch (err) {
+    const { message, transfer } = encoder.take(msg.job, true)
+    message.failure = err instanceof Error ? (err.stack ?? err.message) : String(err)
+    port.postMessage(message, transfer)
+  }
+})

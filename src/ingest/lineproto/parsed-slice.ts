@@ -1,0 +1,357 @@
+/**
+ * Parsed line protocol in a form that crosses threads cheaply: the parse workers
+ * (parse-worker.ts) send it, the main thread turns it back into points for the schemaless core.
+ *
+ * Structured cloning a million small point objects would cost the main thread more than parsing
+ * them, so a slice of parsed lines is a few typed arrays (transferred, not copied) plus the
+ * strings no typed array can hold. Series (measurement + tag set) and field shapes (names and
+ * types) repeat from line to line and from body to body, so each side keeps a dictionary and
+ * a slice carries only the ids and the entries the receiver has not seen yet.
+ */
+import type { Rejection } from '../schemaless/schemaless.js'
+import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
+
+/** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
+export const MAX_DICTIONARY_ENTRIES = 100_000
+
+const TS_NONE = 0
+const TS_NUMBER = 1
+const TS_BIGINT = 2
+
+/** One parsed slice of a body, as posted by a worker. */
+export interface SliceMessage {
+  job: number
+  /** the last slice of the job */
+  done: boolean
+  /** the worker's dictionaries were emptied before this slice's new entries */
+  reset: boolean
+  /** new series: id, measurement, tags in the order sent */
+  newSeries: Array<[number, string, Array<[string, string]>]>
+  /** new field shapes: id, names, types */
+  newShapes: Array<[number, string[], FieldType[]]>
+  /** points in this slice */
+  count: number
+  series: Int32Array
+  shapes: Int32Array
+  lines: Int32Array
+  /** TS_NONE | TS_NUMBER (value in tsNum) | TS_BIGINT (next of tsBig) */
+  tsKind: Uint8Array
+  tsNum: Float64Array
+  tsBig: bigint[]
+  /** values of number and BOOL fields (1/0), in point and field order */
+  nums: Float64Array
+  /** values of BIGINT and BIGINT UNSIGNED fields */
+  bigs: bigint[]
+  /** values of VARCHAR and NCHAR fields */
+  strs: string[]
+  errors: Rejection[]
+  /** set when the worker failed on this job (not a bad line: a bug or a crash) */
+  failure?: string
+}
+
+function isBigType(t: FieldType): boolean {
+  return t === 'BIGINT' || t === 'BIGINT UNSIGNED'
+}
+
+function isStringType(t: FieldType): boolean {
+  return t === 'VARCHAR' || t === 'NCHAR'
+}
+
+interface Shape {
+  id: number
+  names: string[]
+  types: FieldType[]
+}
+
+/** Worker side: collects the points of one slice and the dictionary entries they need. */
+export class SliceEncoder {
+  /** `maxEntries`: dictionary size that restarts the dictionaries (small in tests) */
+  constructor(private readonly maxEntries = MAX_DICTIONARY_ENTRIES) {}
+
+  private readonly seriesIds = new Map<string, number>()
+  private readonly shapeIds = new Map<string, Shape>()
+  private lastShape: Shape | undefined
+  private entries = 0
+  private reset = false
+  private newSeries: SliceMessage['newSeries'] = []
+  private newShapes: SliceMessage['newShapes'] = []
+  private count = 0
+  private series = new Int32Array(256)
+  private shapes = new Int32Array(256)
+  private lines = new Int32Array(256)
+  private tsKind = new Uint8Array(256)
+  private tsNum = new Float64Array(256)
+  private tsBig: bigint[] = []
+  private nums = new Float64Array(256)
+  private numCount = 0
+  private bigs: bigint[] = []
+  private strs: string[] = []
+  private errors: Rejection[] = []
+
+  /** Adds a parsed point; `seriesText` is the raw measurement and tag set (LineProtoParser.seriesText). */
+  add(p: Point, line: number, seriesText: string): void {
+    const n = this.count
+    if (n === this.series.length) {
+      this.grow()
+    }
+    let sid = this.seriesIds.get(seriesText)
+    if (sid === undefined) {
+      sid = this.seriesIds.size
+      this.seriesIds.set(seriesText, sid)
+      this.entries++
+      this.newSeries.push([sid, p.measurement, p.tags.map(([k, v]): [string, string] => [k, v])])
+    }
+    this.series[n] = sid
+    const fields = p.fields
+    const shape = this.shapeOf(fields)
+    this.shapes[n] = shape.id
+    this.lines[n] = line
+    const ts = p.ts
+    if (ts === null) {
+      this.tsKind[n] = TS_NONE
+    } else if (ts >= -9007199254740991n && ts <= 9007199254740991n) {
+      this.tsKind[n] = TS_NUMBER
+      this.tsNum[n] = Number(ts)
+    } else {
+      this.tsKind[n] = TS_BIGINT
+      this.tsBig.push(ts)
+    }
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]
+      const v = f.value
+      if (typeof v === 'number') {
+        this.pushNum(v)
+      } else if (typeof v === 'boolean') {
+        this.pushNum(v ? 1 : 0)
+      } else if (typeof v === 'bigint') {
+        this.bigs.push(v)
+      } else {
+        this.strs.push(v)
+      }
+    }
+    this.count = n + 1
+  }
+
+  addError(e: Rejection): void {
+    this.errors.push({ line: e.line, message: e.message })
+  }
+
+  /** The slice so far (its buffers go in `transfer`), and a fresh one started. */
+  take(job: number, done: boolean): { message: SliceMessage; transfer: ArrayBuffer[] } {
+    const message: SliceMessage = {
+      job,
+      done,
+      reset: this.reset,
+      newSeries: this.newSeries,
+      newShapes: this.newShapes,
+      count: this.count,
+      series: this.series,
+      shapes: this.shapes,
+      lines: this.lines,
+      tsKind: this.tsKind,
+      tsNum: this.tsNum,
+      tsBig: this.tsBig,
+      nums: this.nums,
+      bigs: this.bigs,
+      strs: this.strs,
+      errors: this.errors,
+    }
+    const cap = Math.max(256, this.count)
+    // only between slices: the points of a slice refer to the generation its entries belong to
+    this.reset = this.entries >= this.maxEntries
+    if (this.reset) {
+      this.seriesIds.clear()
+      this.shapeIds.clear()
+      this.lastShape = undefined
+      this.entries = 0
+    }
+    this.newSeries = []
+    this.newShapes = []
+    this.count = 0
+    this.series = new Int32Array(cap)
+    this.shapes = new Int32Array(cap)
+    this.lines = new Int32Array(cap)
+    this.tsKind = new Uint8Array(cap)
+    this.tsNum = new Float64Array(cap)
+    this.tsBig = []
+    this.nums = new Float64Array(Math.max(256, this.numCount))
+    this.numCount = 0
+    this.bigs = []
+    this.strs = []
+    this.errors = []
+    const transfer = [message.series, message.shapes, message.lines, message.tsKind, message.tsNum, message.nums].map(
+      (a) => a.buffer as ArrayBuffer,
+    )
+    return { message, transfer }
+  }
+
+  private shapeOf(fields: Field[]): Shape {
+    const last = this.lastShape
+    if (last !== undefined && last.names.length === fields.length) {
+      let same = true
+      for (let i = 0; i < fields.length; i++) {
+        if (last.names[i] !== fields[i].name || last.types[i] !== fields[i].type) {
+          same = false
+          break
+        }
+      }
+      if (same) {
+        return last
+      }
+    }
+    let key = ''
+    for (const f of fields) {
+      key += `${f.name.length}:${f.name}${f.type};`
+    }
+    let shape = this.shapeIds.get(key)
+    if (shape === undefined) {
+      shape = { id: this.shapeIds.size, names: fields.map((f) => f.name), types: fields.map((f) => f.type) }
+      this.shapeIds.set(key, shape)
+      this.entries++
+      this.newShapes.push([shape.id, shape.names, shape.types])
+    }
+    this.lastShape = shape
+    return shape
+  }
+
+  private pushNum(v: number): void {
+    if (this.numCount === this.nums.length) {
+      const next = new Float64Array(this.nums.length * 2)
+      next.set(this.nums)
+      this.nums = next
+    }
+    this.nums[this.numCount++] = v
+  }
+
+  private grow(): void {
+    const cap = this.series.length * 2
+    const grown = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap)
+      b.set(a)
+      return b
+    }
+    this.series = grown(this.series, (k) => new Int32Array(k))
+    this.shapes = grown(this.shapes, (k) => new Int32Array(k))
+    this.lines = grown(this.lines, (k) => new Int32Array(k))
+    this.tsKind = grown(this.tsKind, (k) => new Uint8Array(k))
+    this.tsNum = grown(this.tsNum, (k) => new Float64Array(k))
+  }
+}
+
+interface SeriesDef {
+  measurement: string
+  tags: Array<[string, string]>
+  key: string
+}
+
+interface ShapeDef {
+  /** reused field objects, filled for each point */
+  slots: Field[]
+  kinds: Uint8Array
+}
+
+const KIND_NUM = 0
+const KIND_BOOL = 1
+const KIND_BIG = 2
+const KIND_STR = 3
+
+/** A slice with the dictionaries its ids refer to (captured when it arrived). */
+export interface ReceivedSlice {
+  message: SliceMessage
+  series: SeriesDef[]
+  shapes: ShapeDef[]
+}
+
+/**
+ * Main-thread side of one worker's dictionaries. `receive` must see that worker's messages in the
+ * order they were posted (as a worker port delivers them); decoding may happen later, and more
+ * than once, because each slice keeps the dictionary generation it was sent in.
+ */
+export class SliceDictionary {
+  private series: SeriesDef[] = []
+  private shapes: ShapeDef[] = []
+
+  receive(message: SliceMessage): ReceivedSlice {
+    if (message.reset) {
+      // earlier slices keep the arrays they captured
+      this.series = []
+      this.shapes = []
+    }
+    for (const [id, measurement, tags] of message.newSeries) {
+      this.series[id] = { measurement, tags, key: seriesKeyOf(tags) }
+    }
+    for (const [id, names, types] of message.newShapes) {
+      const kinds = new Uint8Array(types.length)
+      const slots = names.map((name, i) => {
+        const type = types[i]
+        kinds[i] = type === 'BOOL' ? KIND_BOOL : isBigType(type) ? KIND_BIG : isStringType(type) ? KIND_STR : KIND_NUM
+        return { name, type, value: kinds[i] === KIND_BOOL ? false : kinds[i] === KIND_BIG ? 0n : kinds[i] === KIND_STR ? '' : 0 } as Field
+      })
+      this.shapes[id] = { slots, kinds }
+    }
+    return { message, series: this.series, shapes: this.shapes }
+  }
+}
+
+/**
+ * Hands a received slice's points and rejections to the schemaless core's callbacks, as the
+ * parser itself would. The point is reused from one call to the next (the parsers' contract).
+ */
+export function decodeSlice(
+  slice: ReceivedSlice,
+  onPoint: (p: Point, line: number) => void,
+  onError: (e: Rejection) => void,
+): void {
+  const m = slice.message
+  for (const e of m.errors) {
+    onError(e)
+  }
+  const p: Point = { measurement: '', tags: [], fields: [], ts: null, seriesKey: undefined }
+  let num = 0
+  let big = 0
+  let str = 0
+  let tsBig = 0
+  let lastTsNum = NaN
+  let lastTs = 0n
+  for (let i = 0; i < m.count; i++) {
+    const def = slice.series[m.series[i]]
+    const shape = slice.shapes[m.shapes[i]]
+    p.measurement = def.measurement
+    p.tags = def.tags
+    p.seriesKey = def.key
+    const slots = shape.slots
+    const kinds = shape.kinds
+    for (let f = 0; f < slots.length; f++) {
+      const slot = slots[f] as { value: unknown }
+      switch (kinds[f]) {
+        case KIND_NUM:
+          slot.value = m.nums[num++]
+          break
+        case KIND_BOOL:
+          slot.value = m.nums[num++] !== 0
+          break
+        case KIND_BIG:
+          slot.value = m.bigs[big++]
+          break
+        default:
+          slot.value = m.strs[str++]
+      }
+    }
+    p.fields = slots
+    const kind = m.tsKind[i]
+    if (kind === TS_NONE) {
+      p.ts = null
+    } else if (kind === TS_NUMBER) {
+      const t = m.tsNum[i]
+      // time-major bodies repeat one timestamp for many series: one bigint for all of them
+      if (t !== lastTsNum) {
+        lastTsNum = t
+        lastTs = BigInt(t)
+      }
+      p.ts = lastTs
+    } else {
+      p.ts = m.tsBig[tsBig++]
+    }
+    onPoint(p, m.lines[i])
+  }
+}

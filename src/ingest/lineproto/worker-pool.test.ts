@@ -1,0 +1,102 @@
+/**
+ * The parse workers on real worker threads: a body parsed there reaches the schemaless core as
+ * it would parsed here (points, line numbers across slices, rejections), can be replayed, and
+ * closing the pool fails what is still pending instead of leaving a write hanging.
+ */
+import pino from 'pino'
+import { afterEach, describe, expect, it } from 'vitest'
+import { clonePoint, type Point } from '../point.js'
+import type { PointSource, Rejection } from '../schemaless/schemaless.js'
+import { forEachLineSlice } from '../slices.js'
+import { LineProtoParser } from './parse.js'
+import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './worker-pool.js'
+
+const logger = pino({ level: 'silent' })
+let pool: LineProtoWorkers | undefined
+
+afterEach(async () => {
+  await pool?.close()
+  pool = undefined
+})
+
+async function collect(source: PointSource): Promise<{ points: Array<[string, Point]>; errors: Rejection[] }> {
+  const points: Array<[string, Point]> = []
+  const errors: Rejection[] = []
+  await source(
+    (p, line) => {
+      const { seriesKey: _, ...rest } = clonePoint(p)
+      points.push([`line ${line}`, rest])
+    },
+    (e) => errors.push({ line: e.line, message: e.message }),
+  )
+  errors.sort((a, b) => a.line - b.line)
+  return { points, errors }
+}
+
+/** ~40,000 lines (several worker slices): series repeat, some lines are bad, one has no timestamp. */
+function bigBody(): string {
+  const lines: string[] = []
+  for (let i = 0; i < 40_000; i++) {
+    if (i === 0 || i === 17_001 || i === 39_999) {
+      lines.push(`broken line ${i}`)
+    } else if (i === 25_000) {
+      lines.push(`cpu,host=h${i % 50} usage=${i}`)
+    } else {
+      lines.push(`cpu,host=h${i % 50},region=r${i % 3} usage=${i / 10},n=${i}i,s="v${i % 7}" ${1_700_000_000_000 + i}`)
+    }
+  }
+  return lines.join('\r\n') + '\n'
+}
+
+describe('line-protocol parse workers', () => {
+  it('deliver what parsing on the main thread delivers, and replay it', async () => {
+    const body = bigBody()
+    const parser = new LineProtoParser()
+    const want = await collect((onPoint, onError) =>
+      forEachLineSlice(body, (slice, offset) => {
+        parser.parse(slice, onPoint, onError, offset)
+      }),
+    )
+    pool = createLineProtoWorkers(2, logger)
+    const parsed = pool.parse(Buffer.from(body))
+    const source = parsed.source()
+    const got = await collect(source)
+    expect(got.points.length).toBe(39_997)
+    expect(got.errors.map((e) => e.line)).toEqual([1, 17_002, 40_000])
+    expect(got).toEqual(want)
+    // a schema change under pass 1 runs the source again
+    expect(await collect(source)).toEqual(want)
+  })
+
+  it('spread concurrent bodies over the workers and keep them apart', async () => {
+    pool = createLineProtoWorkers(2, logger)
+    const bodies = Array.from({ length: 6 }, (_, k) => Array.from({ length: 3000 }, (_, i) => `m${k},t=${i % 9} v=${k * 10_000 + i} ${i}`).join('\n'))
+    const results = await Promise.all(bodies.map((b) => collect(pool!.parse(Buffer.from(b)).source())))
+    results.forEach((r, k) => {
+      expect(r.points.length).toBe(3000)
+      expect(r.points.every(([, p]) => p.measurement === `m${k}`)).toBe(true)
+      expect(r.points[2999][1].fields[0].value).toBe(k * 10_000 + 2999)
+    })
+  })
+
+  it('an empty body is no points', async () => {
+    pool = createLineProtoWorkers(1, logger)
+    expect(await collect(pool.parse(Buffer.alloc(0)).source())).toEqual({ points: [], errors: [] })
+  })
+
+  it('closing fails pending bodies and refuses new ones', async () => {
+    pool = createLineProtoWorkers(1, logger)
+    const pending = expect(collect(pool.parse(Buffer.from(bigBody() + bigBody())).source())).rejects.toThrow(/closed/)
+    await pool.close()
+    await pending
+    expect(() => pool!.parse(Buffer.from('m v=1'))).toThrow(/closed/)
+  })
+
+  it('lineproto.parseWorkers: -1 is one per extra core, at most 4', () => {
+    expect(parseWorkerCount(-1, 1)).toBe(0)
+    expect(parseWorkerCount(-1, 2)).toBe(1)
+    expect(parseWorkerCount(-1, 64)).toBe(4)
+    expect(parseWorkerCount(0, 64)).toBe(0)
+    expect(parseWorkerCount(3, 1)).toBe(3)
+  })
+})
