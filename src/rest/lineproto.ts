@@ -87,10 +87,13 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
     return ingestError(read.status, read.message)
   }
   let result: WriteResult
+  writing.count++
   try {
-    result = await deps.schemaless.write(db, pointSource(read, deps, parser), { precision, ttl })
+    result = await deps.schemaless.write(db, pointSource(read, deps, parser, writing.count === 1), { precision, ttl })
   } catch (err) {
     return writeFailure(err, db, deps)
+  } finally {
+    writing.count--
   }
   countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
@@ -99,10 +102,16 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   return c.body(null, 204)
 }
 
-/** The body's points: parsed by a worker when there are workers, else here, a slice at a time. */
-function pointSource(read: Buffer, deps: LineprotoDeps, parser: LineProtoParser): PointSource {
+/** Line-protocol writes being parsed or written now, in this process. */
+const writing = { count: 0 }
+
+/**
+ * The body's points: parsed by the workers when there are workers (the main thread taking a
+ * share when no other write runs), else here, a slice at a time.
+ */
+function pointSource(read: Buffer, deps: LineprotoDeps, parser: LineProtoParser, alone: boolean): PointSource {
   if (deps.lineprotoWorkers !== undefined) {
-    return deps.lineprotoWorkers.parse(read).source()
+    return deps.lineprotoWorkers.parse(read, alone).source()
   }
   const body = read.toString('utf8')
   return (onPoint, onError) =>

@@ -29,7 +29,7 @@ function body(): string {
   return lines.join('\n')
 }
 
-describe.each([0, 1])('a large body with lineproto.parseWorkers=%i', (parseWorkers) => {
+describe.each([0, 1, 2])('a large body with lineproto.parseWorkers=%i', (parseWorkers) => {
   let server: RunningAdapter
 
   beforeAll(async () => {

@@ -15,7 +15,10 @@ export const SLICE_CHARS = 64 * 1024
 
 export interface ParseJob {
   job: number
+  /** the body, or one part of it */
   body: Uint8Array
+  /** lines of the body before this part */
+  lineOffset: number
 }
 
 const port = parentPort
@@ -28,7 +31,7 @@ const encoder = new SliceEncoder()
 port.on('message', (msg: ParseJob) => {
   const text = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength).toString('utf8')
   let start = 0
-  let lineOffset = 0
+  let lineOffset = msg.lineOffset
   try {
     do {
       let end = start + SLICE_CHARS >= text.length ? -1 : text.indexOf('\n', start + SLICE_CHARS)

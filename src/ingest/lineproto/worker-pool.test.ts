@@ -9,7 +9,7 @@ import { clonePoint, type Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
 import { forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
-import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './worker-pool.js'
+import { MIN_PART_BYTES, createLineProtoWorkers, parseWorkerCount, splitBody, type LineProtoWorkers } from './worker-pool.js'
 
 const logger = pino({ level: 'silent' })
 let pool: LineProtoWorkers | undefined
@@ -98,5 +98,23 @@ describe('line-protocol parse workers', () => {
     expect(parseWorkerCount(-1, 64)).toBe(4)
     expect(parseWorkerCount(0, 64)).toBe(0)
     expect(parseWorkerCount(3, 1)).toBe(3)
+  })
+})
+
+describe('splitBody', () => {
+  it('cuts after newlines into parts of at least MIN_PART_BYTES and counts the lines before each', () => {
+    const body = Buffer.from(Array.from({ length: 10_000 }, (_, i) => `m v=${i} ${i}`).join('\n'))
+    const parts = splitBody(body, 3)
+    expect(parts.length).toBe(Math.min(3, Math.floor(body.length / MIN_PART_BYTES)))
+    expect(parts[0].start).toBe(0)
+    expect(parts[parts.length - 1].end).toBe(body.length)
+    for (let k = 1; k < parts.length; k++) {
+      expect(parts[k].start).toBe(parts[k - 1].end)
+      expect(body[parts[k].start - 1]).toBe(10)
+      const before = body.subarray(0, parts[k].start).toString().split('\n').length - 1
+      expect(parts[k].lineOffset).toBe(before)
+    }
+    expect(splitBody(Buffer.from('m v=1\nm v=2'), 4)).toEqual([{ start: 0, end: 11, lineOffset: 0 }])
+    expect(splitBody(Buffer.alloc(0), 2)).toEqual([{ start: 0, end: 0, lineOffset: 0 }])
   })
 })

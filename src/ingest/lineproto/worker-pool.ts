@@ -13,6 +13,8 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from '../../logger.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
+import { forEachLineSlice } from '../slices.js'
+import { LineProtoParser } from './parse.js'
 import { SliceDictionary, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
 import type { ParseJob } from './parse-worker.js'
 
@@ -27,17 +29,70 @@ export function parseWorkerCount(setting: number, cores: number = availableParal
   return Math.min(AUTO_MAX_WORKERS, Math.max(0, cores - 1))
 }
 
-/** The parsed points of one body, delivered as they arrive and kept for replay. */
+/** Bodies from this size up are split between workers, a part each, parsed side by side. */
+export const MIN_PART_BYTES = 64 * 1024
+
+/** Where a body is cut for `parts` workers: after a newline, with the lines before each part. */
+export function splitBody(body: Uint8Array, parts: number): Array<{ start: number; end: number; lineOffset: number }> {
+  const n = Math.max(1, Math.min(parts, Math.floor(body.length / MIN_PART_BYTES)))
+  const out: Array<{ start: number; end: number; lineOffset: number }> = []
+  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  let start = 0
+  let lineOffset = 0
+  for (let k = 1; k <= n && start < body.length; k++) {
+    let end = body.length
+    if (k < n) {
+      const nl = buf.indexOf(10, Math.max(start, Math.floor((body.length * k) / n)))
+      end = nl < 0 ? body.length : nl + 1
+    }
+    out.push({ start, end, lineOffset })
+    // a part ends just after a newline (10 never occurs inside a UTF-8 sequence), so it has
+    // exactly as many lines as newlines
+    for (let nl = buf.indexOf(10, start); nl >= 0 && nl < end; nl = buf.indexOf(10, nl + 1)) {
+      lineOffset++
+    }
+    start = end
+  }
+  if (out.length === 0) {
+    out.push({ start: 0, end: 0, lineOffset: 0 })
+  }
+  return out
+}
+
+/** A part of a body parsed here, on the main thread, when the body is read as a source. */
+interface InlinePart {
+  text: string
+  lineOffset: number
+}
+
+/** A part of a body parsed by a worker: its slices as they arrive. */
+interface WorkerPart {
+  slices: ReceivedSlice[]
+  done: boolean
+}
+
+/**
+ * The parsed points of one body, delivered in order and kept for replay. The first part may be
+ * parsed on the main thread while the workers parse the rest: the main thread waits for the
+ * workers otherwise, and parsing here saves encoding and decoding that part.
+ */
 export class ParsedBody {
-  private readonly slices: ReceivedSlice[] = []
-  private done = false
+  private readonly parts: Array<InlinePart | WorkerPart>
   private failure: Error | undefined
   private wake: (() => void) | undefined
 
-  push(slice: ReceivedSlice): void {
-    this.slices.push(slice)
+  constructor(
+    parts: Array<InlinePart | null>,
+    private readonly parser: LineProtoParser,
+  ) {
+    this.parts = parts.map((p) => p ?? { slices: [], done: false })
+  }
+
+  push(part: number, slice: ReceivedSlice): void {
+    const p = this.parts[part] as WorkerPart
+    p.slices.push(slice)
     if (slice.message.done) {
-      this.done = true
+      p.done = true
     }
     this.notify()
   }
@@ -59,22 +114,33 @@ export class ParsedBody {
   }
 
   private async replay(onPoint: (p: Point, line: number) => void, onError: (e: Rejection) => void): Promise<void> {
-    for (let k = 0; ; k++) {
-      while (k >= this.slices.length) {
+    for (const part of this.parts) {
+      if ('text' in part) {
+        await forEachLineSlice(part.text, (slice, offset) => {
+          this.parser.parse(slice, onPoint, onError, part.lineOffset + offset)
+        })
+        continue
+      }
+      for (let k = 0; ; k++) {
+        while (k >= part.slices.length) {
+          if (this.failure !== undefined) {
+            throw this.failure
+          }
+          if (part.done) {
+            break
+          }
+          await new Promise<void>((resolve) => {
+            this.wake = resolve
+          })
+        }
         if (this.failure !== undefined) {
           throw this.failure
         }
-        if (this.done) {
-          return
+        if (k >= part.slices.length) {
+          break
         }
-        await new Promise<void>((resolve) => {
-          this.wake = resolve
-        })
+        decodeSlice(part.slices[k], onPoint, onError)
       }
-      if (this.failure !== undefined) {
-        throw this.failure
-      }
-      decodeSlice(this.slices[k], onPoint, onError)
     }
   }
 }
@@ -82,12 +148,17 @@ export class ParsedBody {
 interface PoolWorker {
   worker: Worker
   dictionary: SliceDictionary
-  jobs: Map<number, ParsedBody>
+  /** job id -> the body and which of its parts this worker parses */
+  jobs: Map<number, { body: ParsedBody; part: number }>
 }
 
 export interface LineProtoWorkers {
-  /** Starts parsing `body` on a worker; the result's source feeds the schemaless core. */
-  parse(body: Uint8Array): ParsedBody
+  /**
+   * Starts parsing `body` on the workers; the result's source feeds the schemaless core. With
+   * `shareMain`, a large body's first part is parsed on the main thread (when it has nothing
+   * else to do: the caller knows whether other writes are running).
+   */
+  parse(body: Uint8Array, shareMain?: boolean): ParsedBody
   close(): Promise<void>
 }
 
@@ -109,6 +180,8 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
   const workers: Array<PoolWorker | undefined> = new Array(count).fill(undefined)
   let nextJob = 1
   let closed = false
+  // parse() calls never await, so one parser serves every body parsed here
+  const parser = new LineProtoParser()
 
   const start = (slot: number): PoolWorker => {
     const worker = startWorker(`lineproto-parse-${slot}`)
@@ -117,28 +190,28 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
       if (workers[slot] === pw) {
         workers[slot] = undefined
       }
-      for (const body of pw.jobs.values()) {
+      for (const { body } of pw.jobs.values()) {
         body.fail(err)
       }
       pw.jobs.clear()
     }
     worker.on('message', (m: SliceMessage) => {
-      const body = pw.jobs.get(m.job)
+      const job = pw.jobs.get(m.job)
       // the dictionary must see every message, in order, even of a job nobody waits for
       const slice = pw.dictionary.receive(m)
-      if (body === undefined) {
+      if (job === undefined) {
         return
       }
       if (m.failure !== undefined) {
         pw.jobs.delete(m.job)
         logger.error({ worker: slot, failure: m.failure }, 'line-protocol parse worker failed on a body')
-        body.fail(new Error(`line-protocol parse worker failed: ${m.failure.split('\n')[0]}`))
+        job.body.fail(new Error(`line-protocol parse worker failed: ${m.failure.split('\n')[0]}`))
         return
       }
       if (m.done) {
         pw.jobs.delete(m.job)
       }
-      body.push(slice)
+      job.body.push(job.part, slice)
     })
     worker.on('error', (err) => {
       logger.error({ err, worker: slot }, 'line-protocol parse worker crashed; a new one starts with the next write')
@@ -155,29 +228,38 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
     return pw
   }
 
-  const pick = (): PoolWorker => {
-    let best: PoolWorker | undefined
-    for (let i = 0; i < workers.length; i++) {
-      const w = workers[i] ?? start(i)
-      if (best === undefined || w.jobs.size < best.jobs.size) {
-        best = w
-      }
-    }
-    return best as PoolWorker
+  /** the `n` least busy workers (started as needed) */
+  const pick = (n: number): PoolWorker[] => {
+    const all = workers.map((w, i) => w ?? start(i))
+    return all.sort((a, b) => a.jobs.size - b.jobs.size).slice(0, n)
   }
 
   return {
-    parse(body: Uint8Array): ParsedBody {
+    parse(body: Uint8Array, shareMain = false): ParsedBody {
       if (closed) {
         throw new Error('line-protocol parse workers are closed')
       }
-      const pw = pick()
-      const job = nextJob++
-      const parsed = new ParsedBody()
-      pw.jobs.set(job, parsed)
-      // a copy the worker owns: the request's buffer may share its memory with other data
-      const copy = new Uint8Array(body)
-      pw.worker.postMessage({ job, body: copy } satisfies ParseJob, [copy.buffer])
+      const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
+      const inline = shareMain && parts.length > 1
+      const chosen = pick(parts.length - (inline ? 1 : 0))
+      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+      const parsed = new ParsedBody(
+        parts.map((p, k) => (inline && k === 0 ? { text: buf.toString('utf8', p.start, p.end), lineOffset: p.lineOffset } : null)),
+        parser,
+      )
+      parts.forEach(({ start, end, lineOffset }, part) => {
+        if (inline && part === 0) {
+          return
+        }
+        const pw = chosen[part - (inline ? 1 : 0)]
+        const job = nextJob++
+        pw.jobs.set(job, { body: parsed, part })
+        // a copy the worker owns: the request's buffer may share its memory with other data
+        // (Buffer#slice would be a view of it)
+        const copy = new Uint8Array(end - start)
+        copy.set(body.subarray(start, end))
+        pw.worker.postMessage({ job, body: copy, lineOffset } satisfies ParseJob, [copy.buffer])
+      })
       return parsed
     },
     async close(): Promise<void> {
@@ -185,7 +267,7 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
       const running = workers.filter((w): w is PoolWorker => w !== undefined)
       workers.fill(undefined)
       for (const w of running) {
-        for (const body of w.jobs.values()) {
+        for (const { body } of w.jobs.values()) {
           body.fail(new Error('line-protocol parse workers are closed'))
         }
         w.jobs.clear()
