@@ -12,6 +12,7 @@ import type { Dialect, Engine, QueryOptions, RowBatch, RowChunk } from '../types
 import { duckdbDialect } from './dialect.js'
 import { groupBatches, type WriteGroup } from '../write-groups.js'
 import { yieldToEventLoop } from '../../event-loop.js'
+import bindings from '@duckdb/node-bindings'
 
 export interface DuckDBEngineOptions {
   /** read connections kept open (writes use one dedicated connection); default 4 */
@@ -95,25 +96,43 @@ const DDL_RE = /^\s*(create|drop|alter)\b/i
 
 type Coerce = (v: unknown) => DuckDBValue
 
-const toNumber: Coerce = (v) => (typeof v === 'number' ? v : Number(v))
-const toBigint: Coerce = (v) => (typeof v === 'bigint' ? v : BigInt(v as number))
+const toNumber = (v: unknown): number => (typeof v === 'number' ? v : Number(v))
+const toBigint = (v: unknown): bigint => (typeof v === 'bigint' ? v : BigInt(v as number))
+const toBool = (v: unknown): boolean => (typeof v === 'boolean' ? v : Number(v) !== 0)
 
-/** How one non-null JS value becomes the DuckDB value of a column of the given type. */
+/**
+ * A fixed-width column filled in a typed array and copied into the chunk's vector in one call:
+ * the library's per-value `setItem` path cost several times the copy (measured in appendChunks).
+ */
+interface FixedColumn {
+  make: (n: number) => Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array | BigInt64Array | BigUint64Array
+  set: (a: ArrayLike<unknown> & { [i: number]: unknown }, i: number, v: unknown) => void
+}
+
+const setNumber: FixedColumn['set'] = (a, i, v) => {
+  ;(a as Float64Array)[i] = toNumber(v)
+}
+const setBigint: FixedColumn['set'] = (a, i, v) => {
+  ;(a as BigInt64Array)[i] = toBigint(v)
+}
+
+const FIXED: Partial<Record<DuckDBTypeId, FixedColumn>> = {
+  [DuckDBTypeId.BOOLEAN]: { make: (n) => new Uint8Array(n), set: (a, i, v) => ((a as Uint8Array)[i] = toBool(v) ? 1 : 0) },
+  [DuckDBTypeId.TINYINT]: { make: (n) => new Int8Array(n), set: setNumber },
+  [DuckDBTypeId.SMALLINT]: { make: (n) => new Int16Array(n), set: setNumber },
+  [DuckDBTypeId.INTEGER]: { make: (n) => new Int32Array(n), set: setNumber },
+  [DuckDBTypeId.UTINYINT]: { make: (n) => new Uint8Array(n), set: setNumber },
+  [DuckDBTypeId.USMALLINT]: { make: (n) => new Uint16Array(n), set: setNumber },
+  [DuckDBTypeId.UINTEGER]: { make: (n) => new Uint32Array(n), set: setNumber },
+  [DuckDBTypeId.FLOAT]: { make: (n) => new Float32Array(n), set: setNumber },
+  [DuckDBTypeId.DOUBLE]: { make: (n) => new Float64Array(n), set: setNumber },
+  [DuckDBTypeId.BIGINT]: { make: (n) => new BigInt64Array(n), set: setBigint },
+  [DuckDBTypeId.UBIGINT]: { make: (n) => new BigUint64Array(n), set: setBigint },
+}
+
+/** How one non-null JS value becomes the DuckDB value of a column of the given type (other types). */
 function coercerFor(typeId: DuckDBTypeId): Coerce {
   switch (typeId) {
-    case DuckDBTypeId.BOOLEAN:
-      return (v) => (typeof v === 'boolean' ? v : Number(v) !== 0)
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
-    case DuckDBTypeId.UINTEGER:
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
-      return toNumber
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UBIGINT:
     case DuckDBTypeId.HUGEINT:
       return toBigint
     case DuckDBTypeId.VARCHAR:
@@ -138,16 +157,29 @@ const CHUNK_ROWS = 2048
  */
 const FLUSH_ROWS = 16_384
 
+/** One column of the chunk being filled: a typed array (fixed width) or values (the rest). */
+interface ColumnFill {
+  fixed: FixedColumn | undefined
+  data: ReturnType<FixedColumn['make']> | DuckDBValue[]
+  coerce: Coerce | undefined
+  /** row indexes of NULLs in the current chunk (fixed-width columns) */
+  nulls: number[]
+}
+
 /**
  * Appends every row of the batches column-wise, one data chunk of CHUNK_ROWS rows at a time,
- * giving the event loop a turn between chunks. About 1.1-1.7x faster than one native append
- * call per value. The caller's close flushes what is left.
+ * giving the event loop a turn between chunks. Fixed-width columns go into the chunk's vectors
+ * as whole buffers. The caller's close flushes what is left.
  */
 async function appendChunks(appender: DuckDBAppender, sources: Source[], batches: RowBatch[]): Promise<number> {
   const types: DuckDBType[] = sources.map((_, i) => appender.columnType(i))
-  const coerce = types.map((t) => coercerFor(t.typeId))
   const width = sources.length
-  let cols: DuckDBValue[][] = sources.map(() => new Array<DuckDBValue>(CHUNK_ROWS))
+  const fills: ColumnFill[] = types.map((t) => {
+    const fixed = FIXED[t.typeId]
+    return fixed
+      ? { fixed, data: fixed.make(CHUNK_ROWS), coerce: undefined, nulls: [] }
+      : { fixed: undefined, data: new Array<DuckDBValue>(CHUNK_ROWS), coerce: coercerFor(t.typeId), nulls: [] }
+  })
   let fill = 0
   let seq = 0
   let chunks = 0
@@ -156,13 +188,32 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
       return
     }
     const chunk = DuckDBDataChunk.create(types, fill)
-    chunk.setColumns(fill === CHUNK_ROWS ? cols : cols.map((c) => c.slice(0, fill)))
+    for (let j = 0; j < width; j++) {
+      const f = fills[j]
+      if (f.fixed === undefined) {
+        const values = f.data as DuckDBValue[]
+        chunk.setColumnValues(j, fill === CHUNK_ROWS ? values : values.slice(0, fill))
+        continue
+      }
+      const data = f.data as Exclude<ColumnFill['data'], DuckDBValue[]>
+      const vector = bindings.data_chunk_get_vector(chunk.chunk, j)
+      bindings.copy_data_to_vector(vector, 0, data.buffer as ArrayBuffer, data.byteOffset, fill * data.BYTES_PER_ELEMENT)
+      if (f.nulls.length > 0) {
+        // validity: one bit per row in little-endian 64-bit words, 1 = valid
+        const mask = new Uint8Array(Math.ceil(fill / 64) * 8).fill(0xff)
+        for (const r of f.nulls) {
+          mask[r >> 3] &= ~(1 << (r & 7))
+        }
+        bindings.vector_ensure_validity_writable(vector)
+        bindings.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength)
+        f.nulls = []
+      }
+    }
     appender.appendDataChunk(chunk)
     chunks++
     if (chunks % (FLUSH_ROWS / CHUNK_ROWS) === 0) {
       appender.flushSync()
     }
-    cols = sources.map(() => new Array<DuckDBValue>(CHUNK_ROWS))
     fill = 0
   }
   let n = 0
@@ -171,18 +222,27 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
     for (const row of b.rows) {
       for (let j = 0; j < width; j++) {
         const src = sources[j]
-        let v: DuckDBValue
+        let v: unknown
         if (src.kind === 'col') {
-          const raw = row[src.index]
-          v = raw === null || raw === undefined ? null : coerce[j](raw)
+          v = row[src.index]
         } else if (src.kind === 'tid') {
           v = tid
         } else if (src.kind === 'seq') {
-          v = BigInt(seq)
+          v = seq
         } else {
           v = null
         }
-        cols[j][fill] = v
+        const f = fills[j]
+        if (f.fixed !== undefined) {
+          if (v === null || v === undefined) {
+            f.nulls.push(fill)
+            // a reused buffer may hold an older value here; the validity bit hides it
+          } else {
+            f.fixed.set(f.data as Float64Array, fill, v)
+          }
+        } else {
+          ;(f.data as DuckDBValue[])[fill] = v === null || v === undefined ? null : (f.coerce as Coerce)(v)
+        }
       }
       seq++
       if (++fill === CHUNK_ROWS) {
