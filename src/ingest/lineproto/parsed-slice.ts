@@ -34,10 +34,10 @@ export interface SliceMessage {
   series: Int32Array
   shapes: Int32Array
   lines: Int32Array
-  /** TS_NONE | TS_NUMBER (value in tsNum) | TS_BIGINT (next of tsBig) */
+  /** TS_NONE | TS_NUMBER (value in tsNum) | TS_BIGINT (value in tsBig: beyond 2^53, e.g. ns) */
   tsKind: Uint8Array
   tsNum: Float64Array
-  tsBig: bigint[]
+  tsBig: BigInt64Array
   /** values of number and BOOL fields (1/0), in point and field order */
   nums: Float64Array
   /** values of BIGINT and BIGINT UNSIGNED fields */
@@ -81,7 +81,7 @@ export class SliceEncoder {
   private lines = new Int32Array(256)
   private tsKind = new Uint8Array(256)
   private tsNum = new Float64Array(256)
-  private tsBig: bigint[] = []
+  private tsBig = new BigInt64Array(256)
   private nums = new Float64Array(256)
   private numCount = 0
   private bigs: bigint[] = []
@@ -109,12 +109,15 @@ export class SliceEncoder {
     const ts = p.ts
     if (ts === null) {
       this.tsKind[n] = TS_NONE
-    } else if (ts >= -9007199254740991n && ts <= 9007199254740991n) {
-      this.tsKind[n] = TS_NUMBER
-      this.tsNum[n] = Number(ts)
     } else {
-      this.tsKind[n] = TS_BIGINT
-      this.tsBig.push(ts)
+      const t = Number(ts)
+      if (Number.isSafeInteger(t)) {
+        this.tsKind[n] = TS_NUMBER
+        this.tsNum[n] = t
+      } else {
+        this.tsKind[n] = TS_BIGINT
+        this.tsBig[n] = ts
+      }
     }
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]
@@ -173,13 +176,13 @@ export class SliceEncoder {
     this.lines = new Int32Array(cap)
     this.tsKind = new Uint8Array(cap)
     this.tsNum = new Float64Array(cap)
-    this.tsBig = []
+    this.tsBig = new BigInt64Array(cap)
     this.nums = new Float64Array(Math.max(256, this.numCount))
     this.numCount = 0
     this.bigs = []
     this.strs = []
     this.errors = []
-    const transfer = [message.series, message.shapes, message.lines, message.tsKind, message.tsNum, message.nums].map(
+    const transfer = [message.series, message.shapes, message.lines, message.tsKind, message.tsNum, message.tsBig, message.nums].map(
       (a) => a.buffer as ArrayBuffer,
     )
     return { message, transfer }
@@ -225,7 +228,7 @@ export class SliceEncoder {
 
   private grow(): void {
     const cap = this.series.length * 2
-    const grown = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
+    const grown = <T extends { set(a: T): void }>(a: T, make: (n: number) => T): T => {
       const b = make(cap)
       b.set(a)
       return b
@@ -235,6 +238,7 @@ export class SliceEncoder {
     this.lines = grown(this.lines, (k) => new Int32Array(k))
     this.tsKind = grown(this.tsKind, (k) => new Uint8Array(k))
     this.tsNum = grown(this.tsNum, (k) => new Float64Array(k))
+    this.tsBig = grown(this.tsBig, (k) => new BigInt64Array(k))
   }
 }
 
@@ -310,7 +314,6 @@ export function decodeSlice(
   let num = 0
   let big = 0
   let str = 0
-  let tsBig = 0
   let lastTsNum = NaN
   let lastTs = 0n
   for (let i = 0; i < m.count; i++) {
@@ -350,7 +353,7 @@ export function decodeSlice(
       }
       p.ts = lastTs
     } else {
-      p.ts = m.tsBig[tsBig++]
+      p.ts = m.tsBig[i]
     }
     onPoint(p, m.lines[i])
   }
