@@ -32,6 +32,7 @@ import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
+import { usableCores } from './monitor/cgroup.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
@@ -99,7 +100,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
-    const workerCount = config.lineproto.enable ? parseWorkerCount(config.lineproto.parseWorkers) : 0
+    const workerCount = config.lineproto.enable
+      ? parseWorkerCount(config.lineproto.parseWorkers, usableCores(opts.cgroupRoot ?? '/'))
+      : 0
     lineprotoWorkers = workerCount > 0 ? createLineProtoWorkers(workerCount, logger) : undefined
     const routes = createIngestRoutes({
       config,

@@ -8,6 +8,7 @@ import {
   parseMemoryStat,
   parseProcCgroup,
   readCgroupCpuCores,
+  usableCores,
   readCgroupMemory,
 } from './cgroup.js'
 
@@ -88,5 +89,15 @@ describe('cgroup fixture trees', () => {
 
   it('no /proc under the root: not in a cgroup', () => {
     expect(locateCgroup(join(FIXTURES, 'does-not-exist'))).toBeUndefined()
+  })
+})
+
+describe('usableCores', () => {
+  it('caps the machine by the cgroup CPU quota, rounded up', () => {
+    expect(usableCores(join(FIXTURES, 'v1'), 64)).toBe(2) // 1.5 CPUs
+    expect(usableCores(join(FIXTURES, 'v2'), 64)).toBe(1) // 0.5 CPU
+    expect(usableCores(join(FIXTURES, 'v2'), 1)).toBe(1)
+    expect(usableCores(join(FIXTURES, 'v1-docker'), 8)).toBe(8) // no quota
+    expect(usableCores(join(FIXTURES, 'does-not-exist'), 3)).toBe(3)
   })
 })

@@ -18,6 +18,7 @@
  * `monitor.incgroup=false`) the sampler keeps the original's `RSS / physical memory`, because the
  * cgroup there is the whole host and its usage is not this process's.
  */
+import { availableParallelism } from 'node:os'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -266,4 +267,15 @@ export function readCgroupCpuCores(loc: CgroupLocation): number | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * CPUs this process may keep busy: the machine's (`os.availableParallelism`, which does not
+ * see a CPU quota), capped by the cgroup's quota rounded up, so a pod limited to 1.5 CPUs on a
+ * 64-core node sizes its thread pools for 2.
+ */
+export function usableCores(root = '/', machine: number = availableParallelism()): number {
+  const loc = locateCgroup(root)
+  const quota = loc === undefined ? undefined : readCgroupCpuCores(loc)
+  return quota === undefined ? machine : Math.max(1, Math.min(machine, Math.ceil(quota)))
 }
