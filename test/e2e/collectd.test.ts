@@ -92,11 +92,25 @@ function csvRows(sub: string, prefix: string): string[] {
 
 /**
  * The adapter's rows of a super table and tag filter as `epoch-ms value`, rounded as collectd's
- * CSV writer prints them: times to milliseconds, values with six decimals (%f).
+ * CSV writer prints them: times to milliseconds, values with six decimals (%f, glibc's rounding).
  */
 async function adapterRows(table: string, where: string): Promise<string[]> {
   const rows = await sqlRows(adapter.url, `select cast(_ts as bigint), \`value\` from collagent.${table} where host = '${HOST}' and ${where}`)
-  return rows.map(([ns, v]) => `${(BigInt(ns as number | string) + 500_000n) / 1_000_000n} ${Number(Number(v).toFixed(6))}`).sort()
+  return rows.map(([ns, v]) => `${(BigInt(ns as number | string) + 500_000n) / 1_000_000n} ${printfSixDecimals(Number(v))}`).sort()
+}
+
+/**
+ * `%f` (six decimals) as glibc prints a double: an exact tie rounds to even, where JS toFixed
+ * rounds away from zero (collectd's load 1.1328125 is "1.132812" in its CSV, "1.132813" by
+ * toFixed). toFixed(30) shows the exact expansion far enough to tell a tie from a near one.
+ */
+function printfSixDecimals(v: number): number {
+  const exact = v.toFixed(30)
+  const dot = exact.indexOf('.')
+  if (/^50*$/.test(exact.slice(dot + 7)) && Number(exact[dot + 6]) % 2 === 0) {
+    return Number(exact.slice(0, dot + 7))
+  }
+  return Number(v.toFixed(6))
 }
 
 /**
