@@ -92,6 +92,19 @@ describe('line-protocol parse workers', () => {
     expect(() => pool!.parse(Buffer.from('m v=1'))).toThrow(/closed/)
   })
 
+  it('workers that cannot start cost no write: their bodies are parsed here, and every later one', async () => {
+    const logged: string[] = []
+    const spy = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) })
+    pool = createLineProtoWorkers(1, spy, { workerSource: 'throw new Error("no worker here")' })
+    const body = bigBody()
+    const want = await collect((onPoint, onError) => {
+      new LineProtoParser().parse(body, onPoint, onError)
+    })
+    expect(await collect(pool.parse(Buffer.from(body)).source())).toEqual(want)
+    expect(await collect(pool.parse(Buffer.from(body), true).source())).toEqual(want)
+    expect(logged.filter((l) => l.includes('cannot start'))).toHaveLength(1)
+  })
+
   it('lineproto.parseWorkers: -1 is one per extra core, at most 4', () => {
     expect(parseWorkerCount(-1, 1)).toBe(0)
     expect(parseWorkerCount(-1, 2)).toBe(1)

@@ -5,8 +5,10 @@
  * another. On this project's 2-core bench machine parsing was ~45% of the main thread's time per
  * point.
  *
- * A worker that dies fails the requests it held (the write answers 503 and the agent retries)
- * and is replaced by the next request that needs one.
+ * A worker that dies is replaced by the next request that needs one. The parts of bodies it
+ * had sent nothing of are parsed on the main thread; a body it was half-way through fails (the
+ * write answers 503 and the agent retries). Workers that cannot start at all (a packaging fault)
+ * are given up: every body is then parsed on the main thread, and the log says so once.
  */
 import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
@@ -67,6 +69,9 @@ interface InlinePart {
 
 /** A part of a body parsed by a worker: its slices as they arrive. */
 interface WorkerPart {
+  /** the part's bytes (a view of the request body), parsed here if its worker dies before sending any */
+  bytes: Uint8Array
+  lineOffset: number
   slices: ReceivedSlice[]
   done: boolean
 }
@@ -77,16 +82,13 @@ interface WorkerPart {
  * workers otherwise, and parsing here saves encoding and decoding that part.
  */
 export class ParsedBody {
-  private readonly parts: Array<InlinePart | WorkerPart>
   private failure: Error | undefined
   private wake: (() => void) | undefined
 
   constructor(
-    parts: Array<InlinePart | null>,
+    private readonly parts: Array<InlinePart | WorkerPart>,
     private readonly parser: LineProtoParser,
-  ) {
-    this.parts = parts.map((p) => p ?? { slices: [], done: false })
-  }
+  ) {}
 
   push(part: number, slice: ReceivedSlice): void {
     const p = this.parts[part] as WorkerPart
@@ -97,7 +99,22 @@ export class ParsedBody {
     this.notify()
   }
 
-  fail(err: Error): void {
+  /**
+   * The worker of `part` failed. A part it sent nothing of yet is parsed here instead (a worker
+   * that cannot start costs no write); otherwise the whole body fails.
+   */
+  fail(part: number, err: Error): void {
+    const p = this.parts[part]
+    if (!('text' in p) && p.slices.length === 0) {
+      this.parts[part] = { text: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength).toString('utf8'), lineOffset: p.lineOffset }
+    } else {
+      this.failure ??= err
+    }
+    this.notify()
+  }
+
+  /** Fails the body whatever has arrived (the pool is closing). */
+  close(err: Error): void {
     this.failure ??= err
     this.notify()
   }
@@ -114,27 +131,25 @@ export class ParsedBody {
   }
 
   private async replay(onPoint: (p: Point, line: number) => void, onError: (e: Rejection) => void): Promise<void> {
-    for (const part of this.parts) {
-      if ('text' in part) {
-        await forEachLineSlice(part.text, (slice, offset) => {
-          this.parser.parse(slice, onPoint, onError, part.lineOffset + offset)
-        })
-        continue
-      }
+    for (let i = 0; i < this.parts.length; i++) {
       for (let k = 0; ; k++) {
-        while (k >= part.slices.length) {
-          if (this.failure !== undefined) {
-            throw this.failure
-          }
-          if (part.done) {
-            break
-          }
+        let part = this.parts[i]
+        while (!('text' in part) && k >= part.slices.length && !part.done && this.failure === undefined) {
           await new Promise<void>((resolve) => {
             this.wake = resolve
           })
+          part = this.parts[i]
         }
         if (this.failure !== undefined) {
           throw this.failure
+        }
+        if ('text' in part) {
+          // (a part turns inline only before any of its slices arrived, so k is 0 here)
+          const { text, lineOffset } = part
+          await forEachLineSlice(text, (slice, offset) => {
+            this.parser.parse(slice, onPoint, onError, lineOffset + offset)
+          })
+          break
         }
         if (k >= part.slices.length) {
           break
@@ -150,6 +165,8 @@ interface PoolWorker {
   dictionary: SliceDictionary
   /** job id -> the body and which of its parts this worker parses */
   jobs: Map<number, { body: ParsedBody; part: number }>
+  /** it has sent a message: it started */
+  spoke: boolean
 }
 
 export interface LineProtoWorkers {
@@ -167,7 +184,10 @@ export interface LineProtoWorkers {
  * tests), where the worker registers tsx itself first, because Node 20 does not pass the
  * parent's `--import` loader hooks on to worker threads.
  */
-function startWorker(name: string): Worker {
+function startWorker(name: string, source?: string): Worker {
+  if (source !== undefined) {
+    return new Worker(source, { eval: true, name })
+  }
   if (!import.meta.url.endsWith('.ts')) {
     return new Worker(new URL('./parse-worker.js', import.meta.url), { name })
   }
@@ -176,26 +196,38 @@ function startWorker(name: string): Worker {
   return new Worker(`import(${api}).then((tsx) => { tsx.register(); return import(${entry}) })`, { eval: true, name })
 }
 
-export function createLineProtoWorkers(count: number, logger: Logger): LineProtoWorkers {
+export interface LineProtoWorkerOptions {
+  /** the workers' code instead of parse-worker (tests: a worker that cannot start) */
+  workerSource?: string
+}
+
+export function createLineProtoWorkers(count: number, logger: Logger, options: LineProtoWorkerOptions = {}): LineProtoWorkers {
   const workers: Array<PoolWorker | undefined> = new Array(count).fill(undefined)
   let nextJob = 1
   let closed = false
+  /** a worker failed before it ever answered: they cannot run here, so bodies are parsed inline */
+  let broken = false
   // parse() calls never await, so one parser serves every body parsed here
   const parser = new LineProtoParser()
 
   const start = (slot: number): PoolWorker => {
-    const worker = startWorker(`lineproto-parse-${slot}`)
-    const pw: PoolWorker = { worker, dictionary: new SliceDictionary(), jobs: new Map() }
+    const worker = startWorker(`lineproto-parse-${slot}`, options.workerSource)
+    const pw: PoolWorker = { worker, dictionary: new SliceDictionary(), jobs: new Map(), spoke: false }
     const failAll = (err: Error): void => {
       if (workers[slot] === pw) {
         workers[slot] = undefined
       }
-      for (const { body } of pw.jobs.values()) {
-        body.fail(err)
+      if (!pw.spoke && !broken) {
+        broken = true
+        logger.error({ err, worker: slot }, 'line-protocol parse workers cannot start; parsing on the main thread from now on')
+      }
+      for (const { body, part } of pw.jobs.values()) {
+        body.fail(part, err)
       }
       pw.jobs.clear()
     }
     worker.on('message', (m: SliceMessage) => {
+      pw.spoke = true
       const job = pw.jobs.get(m.job)
       // the dictionary must see every message, in order, even of a job nobody waits for
       const slice = pw.dictionary.receive(m)
@@ -205,7 +237,7 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
       if (m.failure !== undefined) {
         pw.jobs.delete(m.job)
         logger.error({ worker: slot, failure: m.failure }, 'line-protocol parse worker failed on a body')
-        job.body.fail(new Error(`line-protocol parse worker failed: ${m.failure.split('\n')[0]}`))
+        job.body.fail(job.part, new Error(`line-protocol parse worker failed: ${m.failure.split('\n')[0]}`))
         return
       }
       if (m.done) {
@@ -239,12 +271,19 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
       if (closed) {
         throw new Error('line-protocol parse workers are closed')
       }
+      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+      if (broken) {
+        return new ParsedBody([{ text: buf.toString('utf8'), lineOffset: 0 }], parser)
+      }
       const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
       const inline = shareMain && parts.length > 1
       const chosen = pick(parts.length - (inline ? 1 : 0))
-      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
       const parsed = new ParsedBody(
-        parts.map((p, k) => (inline && k === 0 ? { text: buf.toString('utf8', p.start, p.end), lineOffset: p.lineOffset } : null)),
+        parts.map(({ start, end, lineOffset }, k) =>
+          inline && k === 0
+            ? { text: buf.toString('utf8', start, end), lineOffset }
+            : { bytes: body.subarray(start, end), lineOffset, slices: [], done: false },
+        ),
         parser,
       )
       parts.forEach(({ start, end, lineOffset }, part) => {
@@ -268,7 +307,7 @@ export function createLineProtoWorkers(count: number, logger: Logger): LineProto
       workers.fill(undefined)
       for (const w of running) {
         for (const { body } of w.jobs.values()) {
-          body.fail(new Error('line-protocol parse workers are closed'))
+          body.close(new Error('line-protocol parse workers are closed'))
         }
         w.jobs.clear()
       }
