@@ -9,29 +9,38 @@ import { yieldToEventLoop } from '../event-loop.js'
 export const SLICE_CHARS = 8 * 1024
 
 /**
- * Calls `fn` on consecutive slices of `body` that end at a newline (the last may not), with the
- * number of lines before each slice, yielding to the event loop between slices. A body of one
- * slice is passed as it is.
+ * Consecutive slices of `body` that end at a newline (the last may not), each with the number of
+ * lines before it. A body of one slice is yielded as it is; an empty body yields nothing.
  */
-export async function forEachLineSlice(
-  body: string,
-  fn: (slice: string, lineOffset: number) => void,
-  sliceChars = SLICE_CHARS,
-): Promise<void> {
+export function* lineSlices(body: string, sliceChars = SLICE_CHARS): Generator<{ slice: string; lineOffset: number; last: boolean }> {
   let start = 0
   let lineOffset = 0
   while (start < body.length) {
     let end = start + sliceChars >= body.length ? -1 : body.indexOf('\n', start + sliceChars)
     end = end < 0 ? body.length : end + 1
     const slice = start === 0 && end === body.length ? body : body.slice(start, end)
-    fn(slice, lineOffset)
-    if (end >= body.length) {
+    const last = end >= body.length
+    yield { slice, lineOffset, last }
+    if (last) {
       return
     }
     for (let nl = slice.indexOf('\n'); nl >= 0; nl = slice.indexOf('\n', nl + 1)) {
       lineOffset++
     }
     start = end
-    await yieldToEventLoop()
+  }
+}
+
+/** Calls `fn` on each of `lineSlices(body)`, yielding to the event loop between slices. */
+export async function forEachLineSlice(
+  body: string,
+  fn: (slice: string, lineOffset: number) => void,
+  sliceChars = SLICE_CHARS,
+): Promise<void> {
+  for (const { slice, lineOffset, last } of lineSlices(body, sliceChars)) {
+    fn(slice, lineOffset)
+    if (!last) {
+      await yieldToEventLoop()
+    }
   }
 }

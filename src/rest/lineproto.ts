@@ -18,7 +18,7 @@ import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
 import { LineProtoParser } from '../ingest/lineproto/parse.js'
-import { forEachLineSlice } from '../ingest/slices.js'
+import { parsedHere } from '../ingest/lineproto/worker-pool.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
 import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
 import { readIngestBody } from './ingest-body.js'
@@ -35,7 +35,9 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   // each parse() call runs to its end without awaiting, so one reused parser serves every
   // request of this process even when their slices interleave
   const parser = new LineProtoParser()
-  app.post('/write', (c) => handleWrite(c, deps, parser))
+  // writes of this route being parsed or written now
+  const writing = { count: 0 }
+  app.post('/write', (c) => handleWrite(c, deps, parser, writing))
   return app
 }
 
@@ -45,7 +47,7 @@ export function ingestError(status: number, desc: string, extra: Record<string, 
   return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
 }
 
-async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoParser): Promise<Response> {
+async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoParser, writing: { count: number }): Promise<Response> {
   if (deps.gate?.allPaused() === true) {
     return ingestError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
   }
@@ -102,22 +104,13 @@ async function handleWrite(c: Context, deps: LineprotoDeps, parser: LineProtoPar
   return c.body(null, 204)
 }
 
-/** Line-protocol writes being parsed or written now, in this process. */
-const writing = { count: 0 }
-
 /**
  * The body's points: parsed by the workers when there are workers (the main thread taking a
  * share when no other write runs), else here, a slice at a time.
  */
 function pointSource(read: Buffer, deps: LineprotoDeps, parser: LineProtoParser, alone: boolean): PointSource {
-  if (deps.lineprotoWorkers !== undefined) {
-    return deps.lineprotoWorkers.parse(read, alone).source()
-  }
-  const body = read.toString('utf8')
-  return (onPoint, onError) =>
-    forEachLineSlice(body, (slice, lineOffset) => {
-      parser.parse(slice, onPoint, onError, lineOffset)
-    })
+  const parsed = deps.lineprotoWorkers !== undefined ? deps.lineprotoWorkers.parse(read, alone) : parsedHere(read, parser)
+  return parsed.source()
 }
 
 /** 400 for a partly or wholly bad body: the first bad line, how many were rejected and written. */

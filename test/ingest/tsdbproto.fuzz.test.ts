@@ -128,63 +128,29 @@ async function check(kind: 'json' | 'telnet', body: string | Uint8Array, q: stri
   }
 }
 
-describe('tsdbproto fuzz: /tsdbproto/v1/put/telnet/{db}', () => {
-  it('mutated valid bodies never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(mutatedText(TELNET_SEEDS, TELNET_SPECIAL), query, async (body, q) => {
-        await check('telnet', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
+const CASES: Array<[kind: 'json' | 'telnet', name: string, bodies: fc.Arbitrary<string | Uint8Array>]> = [
+  ['telnet', 'mutated valid bodies never get a 5xx', mutatedText(TELNET_SEEDS, TELNET_SPECIAL)],
+  ['telnet', 'generated lines with odd metrics, tags and values never get a 5xx', telnetBody],
+  ['telnet', 'random text and random bytes never get a 5xx', fc.oneof(randomText, randomBytes)],
+  ['json', 'mutated valid bodies never get a 5xx', mutatedText(JSON_SEEDS, JSON_SPECIAL)],
+  ['json', 'structurally plausible items with odd contents never get a 5xx', structured],
+  ['json', 'random JSON values, random text and random bytes never get a 5xx', fc.oneof(fc.json({ maxDepth: 3 }), randomText, randomBytes)],
+]
 
-  it('generated lines with odd metrics, tags and values never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(telnetBody, query, async (body, q) => {
-        await check('telnet', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
-
-  it('random text and random bytes never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(randomText, randomBytes), query, async (body, q) => {
-        await check('telnet', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
-})
-
-describe('tsdbproto fuzz: /tsdbproto/v1/put/json/{db}', () => {
-  it('mutated valid bodies never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(mutatedText(JSON_SEEDS, JSON_SPECIAL), query, async (body, q) => {
-        await check('json', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
-
-  it('structurally plausible items with odd contents never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(structured, query, async (body, q) => {
-        await check('json', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
-
-  it('random JSON values, random text and random bytes never get a 5xx', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.json({ maxDepth: 3 }), randomText, randomBytes), query, async (body, q) => {
-        await check('json', body, q)
-      }),
-      { numRuns: RUNS },
-    )
-  }, 120_000)
-})
+for (const kind of ['telnet', 'json'] as const) {
+  describe(`tsdbproto fuzz: /tsdbproto/v1/put/${kind}/{db}`, () => {
+    for (const [, name, bodies] of CASES.filter(([k]) => k === kind)) {
+      it(name, async () => {
+        await fc.assert(
+          fc.asyncProperty(bodies, query, async (body, q) => {
+            await check(kind, body, q)
+          }),
+          { numRuns: RUNS },
+        )
+      }, 120_000)
+    }
+  })
+}
 
 describe('reserved names', () => {
   it('a tag named tbname, _tid or _seq is a 400 naming the tag, on both endpoints', async () => {

@@ -10,6 +10,7 @@ import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
 import { SliceEncoder } from './parsed-slice.js'
+import { lineSlices } from '../slices.js'
 
 /** ~1000 gen_lp-sized lines: a few messages per 5000-line body, each well under a millisecond of work on either side */
 export const SLICE_CHARS = 64 * 1024
@@ -45,25 +46,17 @@ try {
 
 port.on('message', (msg: ParseJob) => {
   const text = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength).toString('utf8')
-  let start = 0
-  let lineOffset = msg.lineOffset
   try {
-    do {
-      let end = start + SLICE_CHARS >= text.length ? -1 : text.indexOf('\n', start + SLICE_CHARS)
-      end = end < 0 ? text.length : end + 1
-      const slice = start === 0 && end === text.length ? text : text.slice(start, end)
-      const stats = parser.parse(
+    for (const { slice, lineOffset, last } of lineSlices(text, SLICE_CHARS)) {
+      parser.parse(
         slice,
         (p, line) => encoder.add(p, line, parser.seriesText()),
         (e) => encoder.addError(e),
-        lineOffset,
+        msg.lineOffset + lineOffset,
       )
-      // a final newline does not start another line
-      lineOffset += slice.charCodeAt(slice.length - 1) === 10 ? stats.lines : stats.lines - 1
-      start = end
-      const { message, transfer } = encoder.take(msg.job, start >= text.length)
+      const { message, transfer } = encoder.take(msg.job, last)
       port.postMessage(message, transfer)
-    } while (start < text.length)
+    }
     if (text.length === 0) {
       const { message, transfer } = encoder.take(msg.job, true)
       port.postMessage(message, transfer)

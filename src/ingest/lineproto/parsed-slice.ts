@@ -49,12 +49,16 @@ export interface SliceMessage {
   failure?: string
 }
 
-function isBigType(t: FieldType): boolean {
-  return t === 'BIGINT' || t === 'BIGINT UNSIGNED'
-}
-
-function isStringType(t: FieldType): boolean {
-  return t === 'VARCHAR' || t === 'NCHAR'
+/** The per-point arrays of a slice, `cap` points long. */
+function pointArrays(cap: number): Pick<SliceMessage, 'series' | 'shapes' | 'lines' | 'tsKind' | 'tsNum' | 'tsBig'> {
+  return {
+    series: new Int32Array(cap),
+    shapes: new Int32Array(cap),
+    lines: new Int32Array(cap),
+    tsKind: new Uint8Array(cap),
+    tsNum: new Float64Array(cap),
+    tsBig: new BigInt64Array(cap),
+  }
 }
 
 interface Shape {
@@ -76,12 +80,7 @@ export class SliceEncoder {
   private newSeries: SliceMessage['newSeries'] = []
   private newShapes: SliceMessage['newShapes'] = []
   private count = 0
-  private series = new Int32Array(256)
-  private shapes = new Int32Array(256)
-  private lines = new Int32Array(256)
-  private tsKind = new Uint8Array(256)
-  private tsNum = new Float64Array(256)
-  private tsBig = new BigInt64Array(256)
+  private points = pointArrays(256)
   private nums = new Float64Array(256)
   private numCount = 0
   private bigs: bigint[] = []
@@ -91,9 +90,10 @@ export class SliceEncoder {
   /** Adds a parsed point; `seriesText` is the raw measurement and tag set (LineProtoParser.seriesText). */
   add(p: Point, line: number, seriesText: string): void {
     const n = this.count
-    if (n === this.series.length) {
+    if (n === this.points.series.length) {
       this.grow()
     }
+    const a = this.points
     let sid = this.seriesIds.get(seriesText)
     if (sid === undefined) {
       sid = this.seriesIds.size
@@ -101,22 +101,21 @@ export class SliceEncoder {
       this.entries++
       this.newSeries.push([sid, p.measurement, p.tags.map(([k, v]): [string, string] => [k, v])])
     }
-    this.series[n] = sid
+    a.series[n] = sid
     const fields = p.fields
-    const shape = this.shapeOf(fields)
-    this.shapes[n] = shape.id
-    this.lines[n] = line
+    a.shapes[n] = this.shapeOf(fields).id
+    a.lines[n] = line
     const ts = p.ts
     if (ts === null) {
-      this.tsKind[n] = TS_NONE
+      a.tsKind[n] = TS_NONE
     } else {
       const t = Number(ts)
       if (Number.isSafeInteger(t)) {
-        this.tsKind[n] = TS_NUMBER
-        this.tsNum[n] = t
+        a.tsKind[n] = TS_NUMBER
+        a.tsNum[n] = t
       } else {
-        this.tsKind[n] = TS_BIGINT
-        this.tsBig[n] = ts
+        a.tsKind[n] = TS_BIGINT
+        a.tsBig[n] = ts
       }
     }
     for (let i = 0; i < fields.length; i++) {
@@ -148,12 +147,7 @@ export class SliceEncoder {
       newSeries: this.newSeries,
       newShapes: this.newShapes,
       count: this.count,
-      series: this.series,
-      shapes: this.shapes,
-      lines: this.lines,
-      tsKind: this.tsKind,
-      tsNum: this.tsNum,
-      tsBig: this.tsBig,
+      ...this.points,
       nums: this.nums,
       bigs: this.bigs,
       strs: this.strs,
@@ -171,12 +165,7 @@ export class SliceEncoder {
     this.newSeries = []
     this.newShapes = []
     this.count = 0
-    this.series = new Int32Array(cap)
-    this.shapes = new Int32Array(cap)
-    this.lines = new Int32Array(cap)
-    this.tsKind = new Uint8Array(cap)
-    this.tsNum = new Float64Array(cap)
-    this.tsBig = new BigInt64Array(cap)
+    this.points = pointArrays(cap)
     this.nums = new Float64Array(Math.max(256, this.numCount))
     this.numCount = 0
     this.bigs = []
@@ -227,18 +216,15 @@ export class SliceEncoder {
   }
 
   private grow(): void {
-    const cap = this.series.length * 2
-    const grown = <T extends { set(a: T): void }>(a: T, make: (n: number) => T): T => {
-      const b = make(cap)
-      b.set(a)
-      return b
-    }
-    this.series = grown(this.series, (k) => new Int32Array(k))
-    this.shapes = grown(this.shapes, (k) => new Int32Array(k))
-    this.lines = grown(this.lines, (k) => new Int32Array(k))
-    this.tsKind = grown(this.tsKind, (k) => new Uint8Array(k))
-    this.tsNum = grown(this.tsNum, (k) => new Float64Array(k))
-    this.tsBig = grown(this.tsBig, (k) => new BigInt64Array(k))
+    const old = this.points
+    const next = pointArrays(old.series.length * 2)
+    next.series.set(old.series)
+    next.shapes.set(old.shapes)
+    next.lines.set(old.lines)
+    next.tsKind.set(old.tsKind)
+    next.tsNum.set(old.tsNum)
+    next.tsBig.set(old.tsBig)
+    this.points = next
   }
 }
 
@@ -258,6 +244,24 @@ const KIND_NUM = 0
 const KIND_BOOL = 1
 const KIND_BIG = 2
 const KIND_STR = 3
+/** a value of each kind's type, for field slots before their first point */
+const KIND_INITIAL = [0, false, 0n, '']
+
+/** Which value stream a field type's values travel in. */
+function kindOf(type: FieldType): number {
+  switch (type) {
+    case 'BOOL':
+      return KIND_BOOL
+    case 'BIGINT':
+    case 'BIGINT UNSIGNED':
+      return KIND_BIG
+    case 'VARCHAR':
+    case 'NCHAR':
+      return KIND_STR
+    default:
+      return KIND_NUM
+  }
+}
 
 /** A slice with the dictionaries its ids refer to (captured when it arrived). */
 export interface ReceivedSlice {
@@ -288,8 +292,8 @@ export class SliceDictionary {
       const kinds = new Uint8Array(types.length)
       const slots = names.map((name, i) => {
         const type = types[i]
-        kinds[i] = type === 'BOOL' ? KIND_BOOL : isBigType(type) ? KIND_BIG : isStringType(type) ? KIND_STR : KIND_NUM
-        return { name, type, value: kinds[i] === KIND_BOOL ? false : kinds[i] === KIND_BIG ? 0n : kinds[i] === KIND_STR ? '' : 0 } as Field
+        kinds[i] = kindOf(type)
+        return { name, type, value: KIND_INITIAL[kinds[i]] } as Field
       })
       this.shapes[id] = { slots, kinds }
     }

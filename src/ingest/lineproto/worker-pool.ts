@@ -160,6 +160,12 @@ export class ParsedBody {
   }
 }
 
+/** A body parsed wholly on the main thread, a slice at a time (no workers, or none that run). */
+export function parsedHere(body: Uint8Array, parser: LineProtoParser): ParsedBody {
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  return new ParsedBody([{ text, lineOffset: 0 }], parser)
+}
+
 interface PoolWorker {
   worker: Worker
   dictionary: SliceDictionary
@@ -271,10 +277,10 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
       if (closed) {
         throw new Error('line-protocol parse workers are closed')
       }
-      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
       if (broken) {
-        return new ParsedBody([{ text: buf.toString('utf8'), lineOffset: 0 }], parser)
+        return parsedHere(body, parser)
       }
+      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
       const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
       const inline = shareMain && parts.length > 1
       const chosen = pick(parts.length - (inline ? 1 : 0))
