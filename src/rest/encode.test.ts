@@ -16,11 +16,11 @@ async function body(
     }
   }
   const result: Extract<SqlResult, { kind: 'rows' }> = { kind: 'rows', columns, precision, rows: rows() }
-  let s = ''
+  const parts: Uint8Array[] = []
   for await (const part of encodeQueryBody(result, opts)) {
-    s += part
+    parts.push(part)
   }
-  return s
+  return Buffer.concat(parts).toString('utf8')
 }
 
 describe('float formatting', () => {
@@ -125,7 +125,7 @@ describe('bodies', () => {
       { kind: 'rows', columns: c, precision: 'ms', rows: rows() },
       { rowLimit: 3 },
     )) {
-      s += part
+      s += Buffer.from(part).toString('utf8')
     }
     expect(s).toBe('{"code":0,"column_meta":[["c","INT",4]],"data":[[0],[1],[2]],"rows":3}')
     expect(pulled).toBe(2)
@@ -213,5 +213,69 @@ describe('TimestampFormatter (cached) against formatTimestamp (reference)', () =
         }
       }
     }
+  })
+})
+
+describe('encodeQueryBody bytes', () => {
+  it('writes UTC timestamps of every precision like formatTimestamp, before and after 1970', async () => {
+    const per = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n } as const
+    let seed = 99
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
+      return seed
+    }
+    for (const precision of ['ms', 'us', 'ns'] as const) {
+      const values: (bigint | number)[] = [0n, -1n, per[precision] * 86_400n - 1n, per[precision] * 86_400n]
+      let t = -86_400n * 400n * per[precision]
+      for (let i = 0; i < 3000; i++) {
+        t += i % 40 === 0 ? BigInt(next()) * per[precision] : BigInt(next() % 5000)
+        values.push(t)
+      }
+      if (precision !== 'ns') {
+        values.push(1626164208123, -1)
+      }
+      const s = await body(
+        [{ name: 'ts', type: 'TIMESTAMP', length: 8 }],
+        [values.map((v) => [v])],
+        { rowLimit: -1 },
+        precision,
+      )
+      const got = (JSON.parse(s).data as string[][]).map((r) => r[0])
+      expect(got).toEqual(values.map((v) => formatTimestamp(BigInt(v), precision)))
+    }
+  })
+
+  it('encodes non-ASCII text as UTF-8, whole across small parts', async () => {
+    const cols: ColumnMeta[] = [
+      { name: 'név', type: 'NCHAR', length: 20 },
+      { name: 'j', type: 'JSON', length: 4095 },
+      { name: 'ts', type: 'TIMESTAMP', length: 8 },
+    ]
+    const rows: unknown[][] = []
+    for (let i = 0; i < 500; i++) {
+      rows.push([i % 3 === 0 ? `温度${i}😀` : `plain-${i}\u0001`, { 'ключ': `é${i}` }, 1_700_000_000_000n + BigInt(i)])
+    }
+    const parts: Uint8Array[] = []
+    const result: Extract<SqlResult, { kind: 'rows' }> = {
+      kind: 'rows',
+      columns: cols,
+      precision: 'ms',
+      rows: (async function* () {
+        yield rows.slice(0, 200)
+        yield rows.slice(200)
+      })(),
+    }
+    for await (const part of encodeQueryBody(result, { rowLimit: -1, tz: 'Asia/Kolkata', partBytes: 100 })) {
+      parts.push(part)
+    }
+    expect(parts.length).toBeGreaterThan(100)
+    // every part ends on a character boundary: each decodes on its own
+    const text = parts.map((p) => new TextDecoder('utf-8', { fatal: true }).decode(p)).join('')
+    const parsed = JSON.parse(text)
+    expect(parsed.column_meta[0][0]).toBe('név')
+    expect(parsed.rows).toBe(500)
+    expect(parsed.data.map((r: unknown[]) => r[0])).toEqual(rows.map((r) => r[0]))
+    expect(parsed.data.map((r: unknown[]) => r[1])).toEqual(rows.map((r) => r[1]))
+    expect(parsed.data[1][2]).toBe(formatTimestamp(1_700_000_000_001n, 'ms', 'Asia/Kolkata'))
   })
 })

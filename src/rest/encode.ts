@@ -302,35 +302,186 @@ function encodeValue(v: unknown, kind: number, ts: TimestampFormatter): string {
   }
 }
 
-type Encode = (v: unknown) => string
+const QUOTE = 0x22
+const COMMA = 0x2c
+const OPEN = 0x5b
+const CLOSE = 0x5d
+const ZERO = 0x30
 
 /**
- * One encoder per column, chosen once per response: the hot loop then makes one call per value
- * with no kind switch. Same text as encodeValue for every input.
+ * The body under construction, as UTF-8 bytes. Values are written straight into a byte buffer:
+ * building one JS string per chunk from many small pieces and then UTF-8-encoding it cost more
+ * than formatting the values themselves (a 160,000-row aggregate: ~100 ms vs ~55 ms).
  */
-function columnEncoder(kind: number, ts: TimestampFormatter): Encode {
+export class JsonBytes {
+  #buf: Uint8Array
+  #pos = 0
+  readonly #encoder = new TextEncoder()
+
+  constructor(readonly capacity = 64 * 1024) {
+    this.#buf = new Uint8Array(capacity)
+  }
+
+  get length(): number {
+    return this.#pos
+  }
+
+  /** The bytes written so far; the writer continues in a fresh buffer (the old one is handed off). */
+  take(): Uint8Array {
+    const out = this.#buf.subarray(0, this.#pos)
+    this.#buf = new Uint8Array(Math.max(this.capacity, this.#pos))
+    this.#pos = 0
+    return out
+  }
+
+  #reserve(n: number): Uint8Array {
+    if (this.#pos + n > this.#buf.length) {
+      const next = new Uint8Array(Math.max(this.#buf.length * 2, this.#pos + n))
+      next.set(this.#buf.subarray(0, this.#pos))
+      this.#buf = next
+    }
+    return this.#buf
+  }
+
+  byte(b: number): void {
+    this.#reserve(1)[this.#pos++] = b
+  }
+
+  /** Any string, UTF-8 encoded (a plain loop while it is ASCII, which is nearly always). */
+  text(s: string): void {
+    const n = s.length
+    const buf = this.#reserve(n)
+    let pos = this.#pos
+    for (let i = 0; i < n; i++) {
+      const ch = s.charCodeAt(i)
+      if (ch >= 0x80) {
+        this.#pos = pos
+        this.#utf8(s.slice(i))
+        return
+      }
+      buf[pos++] = ch
+    }
+    this.#pos = pos
+  }
+
+  #utf8(s: string): void {
+    const buf = this.#reserve(s.length * 3)
+    this.#pos += this.#encoder.encodeInto(s, buf.subarray(this.#pos)).written
+  }
+
+  /** The decimal digits of 0 <= v < 10^width, zero-padded to width. */
+  digits(v: number, width: number): void {
+    const buf = this.#reserve(width)
+    for (let i = this.#pos + width - 1; i >= this.#pos; i--) {
+      const q = Math.floor(v / 10)
+      buf[i] = ZERO + (v - q * 10)
+      v = q
+    }
+    this.#pos += width
+  }
+
+  bytes(b: Uint8Array): void {
+    this.#reserve(b.length).set(b, this.#pos)
+    this.#pos += b.length
+  }
+}
+
+const FRACTION_WIDTH: Record<Precision, number> = { ms: 3, us: 6, ns: 9 }
+
+/**
+ * UTC TIMESTAMP values as `"YYYY-MM-DDTHH:MM:SS.fffZ"` bytes: the date part comes from
+ * formatTimestamp (the reference rendering) once per day, the rest is arithmetic.
+ */
+class UtcTimestampWriter {
+  readonly #precision: Precision
+  readonly #per: number
+  readonly #perBig: bigint
+  readonly #width: number
+  #day = NaN
+  #date = new Uint8Array(0)
+
+  constructor(precision: Precision) {
+    this.#precision = precision
+    this.#per = TICKS_PER_SECOND_NUM[precision]
+    this.#perBig = BigInt(this.#per)
+    this.#width = FRACTION_WIDTH[precision]
+  }
+
+  write(out: JsonBytes, v: bigint | number): void {
+    let secs: number
+    let frac: number
+    const t = Number(v)
+    if (typeof v === 'number' || (this.#precision !== 'ns' && Number.isSafeInteger(t))) {
+      secs = Math.floor(t / this.#per)
+      frac = t - secs * this.#per
+    } else {
+      let s = v / this.#perBig
+      let f = v - s * this.#perBig
+      if (f < 0n) {
+        s -= 1n
+        f += this.#perBig
+      }
+      secs = Number(s)
+      frac = Number(f)
+    }
+    const day = Math.floor(secs / 86400)
+    if (day !== this.#day) {
+      this.#day = day
+      const text = formatTimestamp(BigInt(day * 86400) * this.#perBig, this.#precision)
+      this.#date = new TextEncoder().encode('"' + text.slice(0, text.indexOf('T') + 1))
+    }
+    let sod = secs - day * 86400
+    const hh = Math.floor(sod / 3600)
+    sod -= hh * 3600
+    const mm = Math.floor(sod / 60)
+    out.bytes(this.#date)
+    out.digits(hh, 2)
+    out.byte(0x3a)
+    out.digits(mm, 2)
+    out.byte(0x3a)
+    out.digits(sod - mm * 60, 2)
+    out.byte(0x2e)
+    out.digits(frac, this.#width)
+    out.byte(0x5a)
+    out.byte(QUOTE)
+  }
+}
+
+type WriteValue = (out: JsonBytes, v: unknown) => void
+
+/** One writer per column, chosen once per response, so the row loop makes one call per value. */
+function columnWriter(kind: number, precision: Precision, tz: string | undefined): WriteValue {
   switch (kind) {
     case K_DOUBLE:
-      return (v) => (v === null || v === undefined ? 'null' : formatFloat64(typeof v === 'number' ? v : Number(v)))
-    case K_TIMESTAMP:
-      return (v) => (v === null || v === undefined ? 'null' : '"' + ts.format(v as bigint | number) + '"')
+      return (out, v) => out.text(v === null || v === undefined ? 'null' : formatFloat64(typeof v === 'number' ? v : Number(v)))
+    case K_TIMESTAMP: {
+      if (tz === undefined) {
+        const ts = new UtcTimestampWriter(precision)
+        return (out, v) => (v === null || v === undefined ? out.text('null') : ts.write(out, v as bigint | number))
+      }
+      const ts = new TimestampFormatter(precision, tz)
+      return (out, v) => out.text(v === null || v === undefined ? 'null' : '"' + ts.format(v as bigint | number) + '"')
+    }
     case K_STRING: {
       // names (tbname, tag values) repeat row after row: remember the last one
       let last: unknown = undefined
       let lastText = ''
-      return (v) => {
+      return (out, v) => {
         if (v === null || v === undefined) {
-          return 'null'
+          out.text('null')
+          return
         }
         if (v !== last) {
           last = v
           lastText = JSON.stringify(typeof v === 'string' ? v : String(v))
         }
-        return lastText
+        out.text(lastText)
       }
     }
-    default:
-      return (v) => encodeValue(v, kind, ts)
+    default: {
+      const ts = new TimestampFormatter(precision, tz)
+      return (out, v) => out.text(encodeValue(v, kind, ts))
+    }
   }
 }
 
@@ -339,48 +490,53 @@ export interface EncodeOptions {
   tz?: string
   /** `restfulRowLimit`: negative = unlimited, otherwise at most this many rows are written */
   rowLimit: number
+  /** bytes per yielded part (64 KB by default) */
+  partBytes?: number
 }
 
 /**
- * Streams the query body as strings: the head with `column_meta` and the first rows, one string
- * per engine chunk, then the tail with `rows`. Stops pulling from the engine once the row limit
- * is reached (the iterator's `return` releases the rest of the result).
+ * Streams the query body as UTF-8 bytes: the head with `column_meta` and the first rows, then
+ * about `partBytes` per part, then the tail with `rows`. Stops pulling from the engine once the
+ * row limit is reached (the iterator's `return` releases the rest of the result).
  */
 export async function* encodeQueryBody(
   result: Extract<SqlResult, { kind: 'rows' }>,
   opts: EncodeOptions,
-): AsyncGenerator<string, void, undefined> {
+): AsyncGenerator<Uint8Array, void, undefined> {
   const { columns, precision } = result
-  const ts = new TimestampFormatter(precision, opts.tz)
   const limit = opts.rowLimit < 0 ? Infinity : opts.rowLimit
+  const partBytes = opts.partBytes ?? 64 * 1024
   const ncol = columns.length
-  const enc = columns.map((c) => columnEncoder(kindOf(c.type), ts))
+  const write = columns.map((c) => columnWriter(kindOf(c.type), precision, opts.tz))
+  const out = new JsonBytes(partBytes + 16 * 1024)
   let sent = 0
-  let pending = `{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`
+  out.text(`{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`)
   if (sent < limit) {
     for await (const chunk of result.rows) {
-      let s = pending
-      pending = ''
       const n = Math.min(chunk.length, limit - sent)
       for (let r = 0; r < n; r++) {
         const row = chunk[r]
-        let line = sent === 0 && r === 0 ? '[' : ',['
-        if (ncol > 0) {
-          line += enc[0](row[0])
+        if (sent + r > 0) {
+          out.byte(COMMA)
         }
-        for (let i = 1; i < ncol; i++) {
-          line += ',' + enc[i](row[i])
+        out.byte(OPEN)
+        for (let i = 0; i < ncol; i++) {
+          if (i > 0) {
+            out.byte(COMMA)
+          }
+          write[i](out, row[i])
         }
-        s += line + ']'
+        out.byte(CLOSE)
+        if (out.length >= partBytes) {
+          yield out.take()
+        }
       }
       sent += n
-      if (s !== '') {
-        yield s
-      }
       if (sent >= limit) {
         break
       }
     }
   }
-  yield `${pending}],"rows":${sent}}`
+  out.text(`],"rows":${sent}}`)
+  yield out.take()
 }

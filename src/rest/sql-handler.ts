@@ -11,9 +11,6 @@ import type { RestDeps } from './routes.js'
 const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
 const NO_SQL = { status: 400, code: 4359, desc: 'no sql input' }
 
-/** Flush threshold: taosAdapter flushes roughly every 16 KB; fewer, larger writes are cheaper. */
-const FLUSH_BYTES = 16 * 1024
-
 /** Passwords must never reach the logs (`CREATE USER u PASS '...'`, `ALTER USER u PASS '...'`). */
 export function redactSql(sql: string): string {
   return sql.replace(/(\bpass\s+)(['"`])(?:\\.|(?!\2).)*\2/gi, '$1$2***$2')
@@ -128,7 +125,7 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   const parts = encodeQueryBody(result, { tz: tz.tz, rowLimit: deps.config.restfulRowLimit })
   // The first engine chunk is fetched before the status line is sent, so errors raised when the
   // query starts producing rows still get a proper error body instead of a cut-off 200.
-  let first: IteratorResult<string, void>
+  let first: IteratorResult<Uint8Array, void>
   try {
     first = await parts.next()
   } catch (err) {
@@ -139,26 +136,20 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
     // unreachable: the encoder always yields the closing part
     return jsonText('', 500)
   }
-  const encoder = new TextEncoder()
-  let buffered = first.value
-  let finished = false
+  let pending: Uint8Array | undefined = first.value
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        while (!finished && buffered.length < FLUSH_BYTES) {
-          const n = await parts.next()
-          if (n.done === true) {
-            finished = true
-          } else {
-            buffered += n.value
-          }
+        if (pending !== undefined) {
+          controller.enqueue(pending)
+          pending = undefined
+          return
         }
-        if (buffered !== '') {
-          controller.enqueue(encoder.encode(buffered))
-          buffered = ''
-        }
-        if (finished) {
+        const n = await parts.next()
+        if (n.done === true) {
           controller.close()
+        } else {
+          controller.enqueue(n.value)
         }
       } catch (err) {
         // Mid-stream failure after the 200 went out: cut the body so the client sees a broken
