@@ -1,3 +1,4 @@
+import type { PlainTuples } from './lexer.js'
 import type { TdType } from '../storage/types.js'
 import type { SelectStmt } from './select/ast.js'
 
@@ -78,6 +79,9 @@ export interface InsertTarget {
   using?: ChildUsing
   /** explicit column list (may include `tbname` and tag names for the supertable syntax) */
   columns?: { name: string; span: Span }[]
+  /** the leading tuples of plain literals, as the lexer found them (see PlainTuples) */
+  plain?: PlainTuples
+  /** the tuples after those */
   rows: ValueExpr[][]
 }
 

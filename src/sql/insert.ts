@@ -2,10 +2,11 @@ import type { ColumnDef, DatabaseInfo, RowBatch, StableInfo, TagValue } from '..
 import type { InsertTarget, Span, ValueExpr } from './ast.js'
 import { TD, TdError, tableNotExist } from './errors.js'
 import type { ExecEnv } from './executor.js'
-import { insertError } from './parser.js'
+import { insertError, insertRows } from './parser.js'
+import { plainValueExpr, type PlainTuples } from './lexer.js'
 import type { SqlContext } from './result.js'
 import { checkIdentifier, convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
-import { convertTag, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
+import { convertTag, NOT_PLAIN, plainNumberReader, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
 
 /**
  * INSERT (sql-dialect.md section 3). Every value is converted first (a bad value aborts the whole
@@ -57,18 +58,41 @@ function targetColumns(sql: string, all: ColumnDef[], list: { name: string; span
   return cols
 }
 
-function convertRows(
+/**
+ * Converts the rows of one target: the lexer's plain tuples (read from the text, see
+ * convertPlain), then the parsed ones. Every value is converted before anything is written.
+ */
+export function convertRows(
   sql: string,
+  plain: PlainTuples | undefined,
   rows: ValueExpr[][],
   cols: ColumnDef[],
   cx: ValueContext,
   range: [bigint, bigint],
   firstName: string,
 ): unknown[][] {
-  const out: unknown[][] = new Array<unknown[]>(rows.length)
   const tsIndex = cols.findIndex((c) => c.name === firstName)
   const converters = cols.map((c) => valueConverter(c, cx))
-  const width = cols.length
+  if (plain === undefined) {
+    return convertExprs(sql, rows, converters, tsIndex, range, [])
+  }
+  const out = convertPlain(plain, cols, converters, tsIndex, range)
+  if (out === undefined) {
+    // a row to refuse: the ordinary path finds the same row and reports it with its position
+    return convertExprs(sql, plain.toValueExprs().concat(rows), converters, tsIndex, range, [])
+  }
+  return convertExprs(sql, rows, converters, tsIndex, range, out)
+}
+
+function convertExprs(
+  sql: string,
+  rows: ValueExpr[][],
+  converters: ((v: ValueExpr) => unknown)[],
+  tsIndex: number,
+  range: [bigint, bigint],
+  out: unknown[][],
+): unknown[][] {
+  const width = converters.length
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]
     if (row.length !== width) {
@@ -85,6 +109,50 @@ function convertRows(
       }
       if ((ts as bigint) < range[0] || (ts as bigint) > range[1]) {
         throw new TdError(TD.TDB_TIMESTAMP_OUT_OF_RANGE, 'Timestamp data out of range')
+      }
+    }
+    out.push(conv)
+  }
+  return out
+}
+
+/**
+ * The plain tuples of 10,000-row INSERTs without a ValueExpr per value: number literals go
+ * straight from the text to their value (plainNumberReader), other literals through the usual
+ * converter. The same rows as convertExprs over toValueExprs(), or undefined at the first row
+ * convertExprs would refuse for its shape or timestamp (so that it reports it); a value error is
+ * thrown here as it would be there, rows being taken in the same order.
+ */
+function convertPlain(
+  plain: PlainTuples,
+  cols: ColumnDef[],
+  converters: ((v: ValueExpr) => unknown)[],
+  tsIndex: number,
+  range: [bigint, bigint],
+): unknown[][] | undefined {
+  const { sql, starts, ends, tupleStarts } = plain
+  const width = cols.length
+  const readers = cols.map((c) => plainNumberReader(c))
+  const out = new Array<unknown[]>(plain.count)
+  for (let r = 0; r < out.length; r++) {
+    const first = tupleStarts[r]
+    if (tupleStarts[r + 1] - first !== width) {
+      return undefined
+    }
+    const conv = new Array<unknown>(width)
+    for (let i = 0; i < width; i++) {
+      const k = first + i
+      const read = readers[i]
+      let v = read === undefined ? NOT_PLAIN : read(sql, starts[k], ends[k])
+      if (v === NOT_PLAIN) {
+        v = converters[i](plainValueExpr(sql, starts[k], ends[k]))
+      }
+      conv[i] = v
+    }
+    if (tsIndex >= 0) {
+      const ts = conv[tsIndex]
+      if (ts === null || (ts as bigint) < range[0] || (ts as bigint) > range[1]) {
+        return undefined
       }
     }
     out[r] = conv
@@ -140,7 +208,7 @@ export async function executeInsert(targets: InsertTarget[], sql: string, ctx: S
       }
       const all = st ? st.columns : (table?.columns ?? [])
       const cols = targetColumns(sql, all, target.columns)
-      const rows = convertRows(sql, target.rows, cols, cx, range, all[0].name)
+      const rows = convertRows(sql, target.plain, target.rows, cols, cx, range, all[0].name)
       const batch: RowBatch = { db, table: st ? st.name : name, columns: cols.map((c) => c.name), rows }
       if (tid !== undefined) {
         batch.tid = tid
@@ -218,7 +286,7 @@ function planSupertableInsert(
     throw insertError(sql, list[0].span.start, 'primary timestamp column can not be null')
   }
   const byChild = new Map<string, { rows: ValueExpr[][]; first: ValueExpr[] }>()
-  for (const row of target.rows) {
+  for (const row of insertRows(target)) {
     if (row.length !== list.length) {
       throw insertError(sql, row[0]?.span.start ?? 0, 'illegal number of columns')
     }
@@ -239,7 +307,7 @@ function planSupertableInsert(
       db: db.name,
       table: st.name,
       columns: dataCols.map((c) => c.name),
-      rows: convertRows(sql, g.rows, dataCols, cx, range, st.columns[0].name),
+      rows: convertRows(sql, undefined, g.rows, dataCols, cx, range, st.columns[0].name),
     }
     if (existing !== undefined) {
       if (existing.kind !== 'child' || existing.stable !== st.name) {

@@ -24,7 +24,7 @@ export type TokenKind =
   | 'op'
   | 'punct'
   | 'eof'
-  /** INSERT ... VALUES tuples of plain literals, read without a token per value (see scanValueRows) */
+  /** INSERT ... VALUES tuples of plain literals, read without a token per value (see scanPlainTuples) */
   | 'rows'
 
 export interface Token {
@@ -33,8 +33,8 @@ export interface Token {
   raw: string
   start: number
   end: number
-  /** kind 'rows' only: the tuples, as the parser's parseValue would have built them */
-  rows?: ValueExpr[][]
+  /** kind 'rows' only: where the tuples' values are */
+  tuples?: PlainTuples
 }
 
 /**
@@ -253,9 +253,9 @@ export function tokenize(sql: string, fastValues = true): Token[] {
       }
       i = j
       if (fastValues && upper === 'VALUES' && tokens[0].kind === 'ident' && tokens[0].value === 'insert') {
-        const scanned = scanValueRows(sql, i)
+        const scanned = scanPlainTuples(sql, i)
         if (scanned !== undefined) {
-          tokens.push({ kind: 'rows', value: '', raw: '', start: i, end: scanned.end, rows: scanned.rows })
+          tokens.push({ kind: 'rows', value: '', raw: '', start: i, end: scanned.end, tuples: scanned.tuples })
           i = scanned.end
         }
       }
@@ -347,28 +347,72 @@ function readNumber(sql: string, i: number, tokens: Token[]): number {
 }
 
 /**
- * The fast path of 10,000-row INSERTs: reads the tuples after VALUES straight from the text,
- * building the parser's ValueExprs without a token per value and per comma (tokens were most of
- * the INSERT's CPU and garbage). Only plain literals qualify: decimal numbers with an adjacent
- * sign, quoted strings, NULL, TRUE, FALSE and a bare NOW, each followed by `,` or `)`; the scan
- * stops before the first tuple that holds anything else, and ordinary lexing (and its errors)
- * takes over from there. Returns undefined when not even the first tuple qualifies.
+ * Tuples of plain literals after INSERT ... VALUES, as the lexer found them: where each value
+ * starts and ends, nothing else. Values are read from the text only when the INSERT knows the
+ * column types (insert.ts reads plain numbers straight into numbers); `toValueExprs` builds what
+ * parseValue would have built, for every other use.
  */
-function scanValueRows(sql: string, from: number): { rows: ValueExpr[][]; end: number } | undefined {
-  const rows: ValueExpr[][] = []
+export class PlainTuples {
+  constructor(
+    readonly sql: string,
+    /** start and end offset of every value, tuple after tuple */
+    readonly starts: number[],
+    readonly ends: number[],
+    /** index into starts of each tuple's first value, plus one past the last */
+    readonly tupleStarts: number[],
+  ) {}
+
+  get count(): number {
+    return this.tupleStarts.length - 1
+  }
+
+  toValueExprs(): ValueExpr[][] {
+    const rows: ValueExpr[][] = new Array<ValueExpr[]>(this.count)
+    for (let r = 0; r < rows.length; r++) {
+      const row: ValueExpr[] = []
+      for (let k = this.tupleStarts[r]; k < this.tupleStarts[r + 1]; k++) {
+        row.push(plainValueExpr(this.sql, this.starts[k], this.ends[k]))
+      }
+      rows[r] = row
+    }
+    return rows
+  }
+}
+
+/**
+ * The fast path of 10,000-row INSERTs: finds the tuples after VALUES straight in the text,
+ * without a token (or any object) per value and per comma (tokens were most of the INSERT's CPU
+ * and garbage). Only plain literals qualify: decimal numbers with an adjacent sign, quoted
+ * strings, NULL, TRUE, FALSE and a bare NOW, each followed by `,` or `)`; the scan stops before
+ * the first tuple that holds anything else, and ordinary lexing (and its errors) takes over from
+ * there. Returns undefined when not even the first tuple qualifies.
+ */
+function scanPlainTuples(sql: string, from: number): { tuples: PlainTuples; end: number } | undefined {
+  const starts: number[] = []
+  const ends: number[] = []
+  const tupleStarts: number[] = [0]
   let i = skipSpaces(sql, from)
   let end = from
+  const done = (): { tuples: PlainTuples; end: number } | undefined => {
+    if (tupleStarts.length === 1) {
+      return undefined
+    }
+    const n = tupleStarts[tupleStarts.length - 1]
+    starts.length = n
+    ends.length = n
+    return { tuples: new PlainTuples(sql, starts, ends, tupleStarts), end }
+  }
   while (codeAt(sql, i) === 40 /* ( */) {
-    const row: ValueExpr[] = []
     let j = i + 1
     for (;;) {
       j = skipSpaces(sql, j)
-      const v = scanPlainValue(sql, j)
-      if (v === undefined) {
-        return rows.length > 0 ? { rows, end } : undefined
+      const valueEnd = unsignedDecimalEnd(sql, j) ?? plainValueEnd(sql, j)
+      if (valueEnd < 0) {
+        return done()
       }
-      row.push(v)
-      j = skipSpaces(sql, v.span.end)
+      starts.push(j)
+      ends.push(valueEnd)
+      j = skipSpaces(sql, valueEnd)
       const sep = codeAt(sql, j)
       if (sep === 44 /* , */) {
         j++
@@ -378,9 +422,9 @@ function scanValueRows(sql: string, from: number): { rows: ValueExpr[][]; end: n
         j++
         break
       }
-      return rows.length > 0 ? { rows, end } : undefined
+      return done()
     }
-    rows.push(row)
+    tupleStarts.push(starts.length)
     // tuples may be separated by a comma (the parser accepts one after each tuple)
     end = j
     i = skipSpaces(sql, j)
@@ -389,7 +433,7 @@ function scanValueRows(sql: string, from: number): { rows: ValueExpr[][]; end: n
       i = skipSpaces(sql, i + 1)
     }
   }
-  return rows.length > 0 ? { rows, end } : undefined
+  return done()
 }
 
 function skipSpaces(sql: string, i: number): number {
@@ -399,27 +443,45 @@ function skipSpaces(sql: string, i: number): number {
   return i
 }
 
-/** One plain literal at `i` as parseValue builds it, or undefined when it is not plain. */
-function scanPlainValue(sql: string, i: number): ValueExpr | undefined {
+/**
+ * The common literal of bulk inserts, read in one tight loop: digits with at most one inner
+ * `.`, directly followed by `,` `)` or a space. Undefined for anything else, which
+ * plainValueEnd then reads (it accepts all of these too, with the same end).
+ */
+function unsignedDecimalEnd(sql: string, i: number): number | undefined {
+  const n = sql.length
+  let j = i
+  let dot = false
+  for (; j < n; j++) {
+    const c = sql.charCodeAt(j)
+    if (c >= 48 && c <= 57) {
+      continue
+    }
+    if (c === 46 /* . */ && !dot && j > i && j + 1 < n && isDigitCode(sql.charCodeAt(j + 1))) {
+      dot = true
+      continue
+    }
+    break
+  }
+  if (j === i || j >= n) {
+    return undefined
+  }
+  const after = sql.charCodeAt(j)
+  return after === 44 /* , */ || after === 41 /* ) */ || after === 32 ? j : undefined
+}
+
+/** End of the plain literal at `i` (see scanPlainTuples), or -1 when it is not plain. */
+function plainValueEnd(sql: string, i: number): number {
   const code = codeAt(sql, i)
   if (code === 39 /* ' */ || code === 34 /* " */) {
     const j = closingQuote(sql, i)
-    if (j < 0) {
-      return undefined
-    }
-    return { kind: 'string', value: unescape(sql.slice(i + 1, j), code === 39 ? "'" : '"'), span: { start: i, end: j + 1 } }
+    return j < 0 ? -1 : j + 1
   }
   if (code === 45 /* - */ || code === 43 /* + */) {
-    const end = plainNumberEnd(sql, i + 1)
-    if (end < 0) {
-      return undefined
-    }
-    const digits = numberText(sql, i + 1, end)
-    return { kind: 'number', text: code === 45 ? '-' + digits : digits, span: { start: i, end } }
+    return plainNumberEnd(sql, i + 1)
   }
   if (isDigitCode(code) || (code === 46 /* . */ && isDigitCode(codeAt(sql, i + 1)))) {
-    const end = plainNumberEnd(sql, i)
-    return end < 0 ? undefined : { kind: 'number', text: numberText(sql, i, end), span: { start: i, end } }
+    return plainNumberEnd(sql, i)
   }
   if (isIdentStartCode(code)) {
     let j = i + 1
@@ -427,24 +489,49 @@ function scanPlainValue(sql: string, i: number): ValueExpr | undefined {
       j++
     }
     if (j - i > 5) {
-      return undefined
+      return -1
     }
-    const span = { start: i, end: j }
     switch (sql.slice(i, j).toUpperCase()) {
       case 'NULL':
-        return { kind: 'null', span }
       case 'TRUE':
-        return { kind: 'bool', value: true, span }
       case 'FALSE':
-        return { kind: 'bool', value: false, span }
+        return j
       case 'NOW': {
         // NOW() and NOW + 1s take the ordinary path
         const next = codeAt(sql, skipSpaces(sql, j))
-        return next === 44 /* , */ || next === 41 /* ) */ ? { kind: 'now', span } : undefined
+        return next === 44 /* , */ || next === 41 /* ) */ ? j : -1
       }
     }
   }
-  return undefined
+  return -1
+}
+
+/** The plain literal at [start, end) (plainValueEnd said so) as parseValue builds it. */
+export function plainValueExpr(sql: string, start: number, end: number): ValueExpr {
+  const code = sql.charCodeAt(start)
+  const span = { start, end }
+  if (code === 39 /* ' */ || code === 34 /* " */) {
+    return { kind: 'string', value: unescape(sql.slice(start + 1, end - 1), code === 39 ? "'" : '"'), span }
+  }
+  if (code === 45 /* - */) {
+    return { kind: 'number', text: '-' + numberText(sql, start + 1, end), span }
+  }
+  if (code === 43 /* + */) {
+    return { kind: 'number', text: numberText(sql, start + 1, end), span }
+  }
+  if (isDigitCode(code) || code === 46 /* . */) {
+    return { kind: 'number', text: numberText(sql, start, end), span }
+  }
+  switch (sql.slice(start, end).toUpperCase()) {
+    case 'NULL':
+      return { kind: 'null', span }
+    case 'TRUE':
+      return { kind: 'bool', value: true, span }
+    case 'FALSE':
+      return { kind: 'bool', value: false, span }
+    default:
+      return { kind: 'now', span }
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseStatement } from './parser.js'
+import { insertRows, parseStatement } from './parser.js'
 
 function fails(sql: string): { code: number; desc: string } {
   try {
@@ -172,6 +172,15 @@ describe('INSERT', () => {
     const sql =
       "insert into d1 using st (g) tags (2) (ts, v) values (now, 1.5) (now() + 1s - 5m, -3) db.d2 values ('2021-07-13 14:06:32.272', null, true, 1626164208000)"
     const stmt = parseStatement(sql)
+    if (stmt.type !== 'insert') {
+      throw new Error('not an insert')
+    }
+    // the lexer found the leading plain tuples; the rest were parsed
+    expect(stmt.targets.map((t) => [t.plain?.count ?? 0, t.rows.length])).toEqual([
+      [1, 1],
+      [1, 0],
+    ])
+    stmt.targets = stmt.targets.map(({ plain, ...t }) => ({ ...t, rows: insertRows({ plain, ...t }) }))
     expect(stmt).toEqual({
       type: 'insert',
       targets: [

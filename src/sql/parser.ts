@@ -608,6 +608,11 @@ function parseInsert(c: Cursor): Statement {
   return { type: 'insert', targets }
 }
 
+/** All tuples of an INSERT target as parseValue builds them, the lexer's plain ones first. */
+export function insertRows(target: InsertTarget): ValueExpr[][] {
+  return target.plain === undefined ? target.rows : target.plain.toValueExprs().concat(target.rows)
+}
+
 function parseInsertTarget(c: Cursor): InsertTarget {
   const table = parseTableRef(c)
   const target: InsertTarget = { table, rows: [] }
@@ -639,9 +644,10 @@ function parseInsertTarget(c: Cursor): InsertTarget {
   for (;;) {
     const t = c.peek()
     if (t.kind === 'rows') {
-      // tuples the lexer already read (lexer scanValueRows); ordinary ones may follow
+      // tuples the lexer already found (scanPlainTuples), only ever right after VALUES;
+      // ordinary ones may follow
       c.next()
-      target.rows = target.rows.length === 0 ? (t.rows as ValueExpr[][]) : target.rows.concat(t.rows as ValueExpr[][])
+      target.plain = t.tuples
       continue
     }
     if (!c.accept('(')) {

@@ -440,6 +440,94 @@ export function valueConverter(col: ColumnDef, cx: ValueContext): (v: ValueExpr)
   }
 }
 
+/** plainNumberReader's answer when the literal is not for its short path */
+export const NOT_PLAIN: unique symbol = Symbol('not plain')
+
+type PlainReader = (sql: string, start: number, end: number) => unknown
+
+const POW10_EXACT: number[] = Array.from({ length: SHORT_LITERAL + 1 }, (_, k) => 10 ** k)
+
+/**
+ * The value of the number literal at [start, end) when valueConverter's short path takes it
+ * (its text has at most SHORT_LITERAL characters and isPlainDecimal holds), else NaN. Read from
+ * the digits: m / 10^k is Number(text) because m < 2^53 and 10^k are exact and one division
+ * rounds correctly. A leading `+` is not part of the literal's text (lexer numberText).
+ */
+function plainDecimalAt(sql: string, start: number, end: number, dot: boolean): number {
+  const first = sql.charCodeAt(start)
+  const neg = first === 45 /* - */
+  if ((first === 43 /* + */ ? end - start - 1 : end - start) > SHORT_LITERAL) {
+    return NaN
+  }
+  let m = 0
+  let digits = 0
+  let frac = -1
+  for (let i = neg || first === 43 ? start + 1 : start; i < end; i++) {
+    const c = sql.charCodeAt(i)
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48)
+      digits++
+      if (frac >= 0) {
+        frac++
+      }
+    } else if (c === 46 /* . */ && dot && frac < 0) {
+      frac = 0
+    } else {
+      return NaN
+    }
+  }
+  if (digits === 0) {
+    return NaN
+  }
+  const v = frac > 0 ? m / POW10_EXACT[frac] : m
+  return neg ? -v : v
+}
+
+/**
+ * valueConverter's short path for a number literal of the lexer's plain tuples, read straight
+ * from the SQL text without building its ValueExpr: the same value for the same literals, and
+ * NOT_PLAIN for everything else (the caller then converts the ValueExpr as usual). Undefined for
+ * column types without a short path.
+ */
+export function plainNumberReader(col: ColumnDef): PlainReader | undefined {
+  switch (col.type) {
+    case 'TIMESTAMP':
+      return (sql, start, end) => {
+        const v = plainDecimalAt(sql, start, end, false)
+        return v === v ? BigInt(v) : NOT_PLAIN
+      }
+    case 'FLOAT':
+    case 'DOUBLE':
+      return (sql, start, end) => {
+        const v = plainDecimalAt(sql, start, end, true)
+        return v === v ? v : NOT_PLAIN
+      }
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'TINYINT UNSIGNED':
+    case 'SMALLINT UNSIGNED':
+    case 'INT UNSIGNED':
+    case 'BIGINT UNSIGNED': {
+      const [lo, hi] = INT_RANGES[col.type]
+      const min = Number(lo)
+      const max = Number(hi)
+      const big = col.type === 'BIGINT' || col.type === 'BIGINT UNSIGNED'
+      return (sql, start, end) => {
+        const v = plainDecimalAt(sql, start, end, false)
+        // NaN fails both comparisons
+        if (v >= min && v <= max) {
+          return big ? BigInt(v) : v
+        }
+        return NOT_PLAIN
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
 /** tag values in catalog form (TagValue) */
 export function convertTag(v: ValueExpr, col: ColumnDef, cx: ValueContext): TagValue {
   return convertValue(v, col, cx) as TagValue
