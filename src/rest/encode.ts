@@ -146,16 +146,51 @@ const TICKS_PER_SECOND_NUM: Record<Precision, number> = { ms: 1000, us: 1_000_00
 const MS_FRACTION: string[] = Array.from({ length: 1000 }, (_, i) => String(1000 + i).slice(1))
 
 /**
+ * Splits timestamp ticks of one precision into whole seconds and the tick fraction (both
+ * numbers; floor division, so the fraction is never negative), leaving them in `secs`/`frac`
+ * rather than allocating a pair per value.
+ */
+class TickSplitter {
+  protected readonly precision: Precision
+  protected readonly per: number
+  protected readonly perBig: bigint
+  protected secs = 0
+  protected frac = 0
+
+  constructor(precision: Precision) {
+    this.precision = precision
+    this.per = TICKS_PER_SECOND_NUM[precision]
+    this.perBig = BigInt(this.per)
+  }
+
+  protected split(v: bigint | number): void {
+    // a bigint converts exactly when the result is a safe integer (cheaper than bigint compares)
+    const t = Number(v)
+    if (typeof v === 'number' || (this.precision !== 'ns' && Number.isSafeInteger(t))) {
+      // below 2^53 Number arithmetic is exact (ms/us ticks up to year ~2255)
+      this.secs = Math.floor(t / this.per)
+      this.frac = t - this.secs * this.per
+      return
+    }
+    let s = v / this.perBig
+    let f = v - s * this.perBig
+    if (f < 0n) {
+      s -= 1n
+      f += this.perBig
+    }
+    this.secs = Number(s)
+    this.frac = Number(f)
+  }
+}
+
+/**
  * TIMESTAMP rendering for one response. `formatTimestamp` (src/sql/time.ts) is the reference
  * rendering; this caches its output per day (UTC: the time of day is plain arithmetic) or per
  * second (other zones, whose offset can change within a day), so long results do not pay a
  * BigInt + Date round trip per value.
  */
-export class TimestampFormatter {
-  readonly #precision: Precision
+export class TimestampFormatter extends TickSplitter {
   readonly #tz: string | undefined
-  readonly #per: number
-  readonly #perBig: bigint
   #day = NaN
   #dayPrefix = ''
   #sec = NaN
@@ -166,33 +201,15 @@ export class TimestampFormatter {
   #utcPrefix = ''
 
   constructor(precision: Precision, tz: string | undefined) {
-    this.#precision = precision
+    super(precision)
     this.#tz = tz
-    this.#per = TICKS_PER_SECOND_NUM[precision]
-    this.#perBig = BigInt(this.#per)
   }
 
   format(v: bigint | number): string {
-    let secs: number
-    let frac: number
-    // a bigint converts exactly when the result is a safe integer (cheaper than bigint compares)
-    const t = Number(v)
-    if (typeof v === 'number' || (this.#precision !== 'ns' && Number.isSafeInteger(t))) {
-      // below 2^53 Number arithmetic is exact (ms/us ticks up to year ~2255)
-      secs = Math.floor(t / this.#per)
-      frac = t - secs * this.#per
-    } else {
-      const t = typeof v === 'bigint' ? v : BigInt(v)
-      let s = t / this.#perBig
-      let f = t - s * this.#perBig
-      if (f < 0n) {
-        s -= 1n
-        f += this.#perBig
-      }
-      secs = Number(s)
-      frac = Number(f)
-    }
-    const fraction = this.#per === 1000 ? MS_FRACTION[frac] : String(this.#per + frac).slice(1)
+    this.split(v)
+    const secs = this.secs
+    const frac = this.frac
+    const fraction = this.per === 1000 ? MS_FRACTION[frac] : String(this.per + frac).slice(1)
     if (this.#tz === undefined) {
       if (secs === this.#utcSec) {
         return this.#utcPrefix + fraction + 'Z'
@@ -201,7 +218,7 @@ export class TimestampFormatter {
       if (day !== this.#day) {
         this.#day = day
         // "YYYY-MM-DDT" of the day's midnight
-        const text = formatTimestamp(BigInt(day * 86400) * this.#perBig, this.#precision)
+        const text = formatTimestamp(BigInt(day * 86400) * this.perBig, this.precision)
         this.#dayPrefix = text.slice(0, text.indexOf('T') + 1)
       }
       let sod = secs - day * 86400
@@ -214,7 +231,7 @@ export class TimestampFormatter {
     }
     if (secs !== this.#sec) {
       this.#sec = secs
-      const text = formatTimestamp(BigInt(secs) * this.#perBig, this.#precision, this.#tz)
+      const text = formatTimestamp(BigInt(secs) * this.perBig, this.precision, this.#tz)
       const dot = text.indexOf('.', text.indexOf('T'))
       this.#secPrefix = text.slice(0, dot + 1)
       this.#secSuffix = text.slice(dot + 1 + fraction.length)
@@ -392,42 +409,24 @@ const FRACTION_WIDTH: Record<Precision, number> = { ms: 3, us: 6, ns: 9 }
  * UTC TIMESTAMP values as `"YYYY-MM-DDTHH:MM:SS.fffZ"` bytes: the date part comes from
  * formatTimestamp (the reference rendering) once per day, the rest is arithmetic.
  */
-class UtcTimestampWriter {
-  readonly #precision: Precision
-  readonly #per: number
-  readonly #perBig: bigint
+class UtcTimestampWriter extends TickSplitter {
   readonly #width: number
   #day = NaN
   #date = new Uint8Array(0)
 
   constructor(precision: Precision) {
-    this.#precision = precision
-    this.#per = TICKS_PER_SECOND_NUM[precision]
-    this.#perBig = BigInt(this.#per)
+    super(precision)
     this.#width = FRACTION_WIDTH[precision]
   }
 
   write(out: JsonBytes, v: bigint | number): void {
-    let secs: number
-    let frac: number
-    const t = Number(v)
-    if (typeof v === 'number' || (this.#precision !== 'ns' && Number.isSafeInteger(t))) {
-      secs = Math.floor(t / this.#per)
-      frac = t - secs * this.#per
-    } else {
-      let s = v / this.#perBig
-      let f = v - s * this.#perBig
-      if (f < 0n) {
-        s -= 1n
-        f += this.#perBig
-      }
-      secs = Number(s)
-      frac = Number(f)
-    }
+    this.split(v)
+    const secs = this.secs
+    const frac = this.frac
     const day = Math.floor(secs / 86400)
     if (day !== this.#day) {
       this.#day = day
-      const text = formatTimestamp(BigInt(day * 86400) * this.#perBig, this.#precision)
+      const text = formatTimestamp(BigInt(day * 86400) * this.perBig, this.precision)
       this.#date = new TextEncoder().encode('"' + text.slice(0, text.indexOf('T') + 1))
     }
     let sod = secs - day * 86400

@@ -393,6 +393,15 @@ function isPlainDecimal(text: string, dot: boolean): boolean {
   return digits > 0
 }
 
+/** Range of an integer column type as numbers, and whether its values are bigints; else undefined. */
+function intBounds(type: string): { min: number; max: number; big: boolean } | undefined {
+  const range = INT_RANGES[type]
+  if (range === undefined) {
+    return undefined
+  }
+  return { min: Number(range[0]), max: Number(range[1]), big: type === 'BIGINT' || type === 'BIGINT UNSIGNED' }
+}
+
 /** literals up to this length are below 1e15: exact as doubles, in range for every float */
 const SHORT_LITERAL = 15
 
@@ -413,18 +422,12 @@ export function valueConverter(col: ColumnDef, cx: ValueContext): (v: ValueExpr)
     case 'FLOAT':
     case 'DOUBLE':
       return (v) => (v.kind === 'number' && v.text.length <= SHORT_LITERAL && isPlainDecimal(v.text, true) ? Number(v.text) : general(v))
-    case 'TINYINT':
-    case 'SMALLINT':
-    case 'INT':
-    case 'BIGINT':
-    case 'TINYINT UNSIGNED':
-    case 'SMALLINT UNSIGNED':
-    case 'INT UNSIGNED':
-    case 'BIGINT UNSIGNED': {
-      const [lo, hi] = INT_RANGES[col.type]
-      const min = Number(lo)
-      const max = Number(hi)
-      const big = col.type === 'BIGINT' || col.type === 'BIGINT UNSIGNED'
+    default: {
+      const bounds = intBounds(col.type)
+      if (bounds === undefined) {
+        return general
+      }
+      const { min, max, big } = bounds
       return (v) => {
         if (v.kind === 'number' && v.text.length <= SHORT_LITERAL && isPlainDecimal(v.text, false)) {
           const n = Number(v.text)
@@ -435,8 +438,6 @@ export function valueConverter(col: ColumnDef, cx: ValueContext): (v: ValueExpr)
         return general(v)
       }
     }
-    default:
-      return general
   }
 }
 
@@ -502,18 +503,12 @@ export function plainNumberReader(col: ColumnDef): PlainReader | undefined {
         const v = plainDecimalAt(sql, start, end, true)
         return v === v ? v : NOT_PLAIN
       }
-    case 'TINYINT':
-    case 'SMALLINT':
-    case 'INT':
-    case 'BIGINT':
-    case 'TINYINT UNSIGNED':
-    case 'SMALLINT UNSIGNED':
-    case 'INT UNSIGNED':
-    case 'BIGINT UNSIGNED': {
-      const [lo, hi] = INT_RANGES[col.type]
-      const min = Number(lo)
-      const max = Number(hi)
-      const big = col.type === 'BIGINT' || col.type === 'BIGINT UNSIGNED'
+    default: {
+      const bounds = intBounds(col.type)
+      if (bounds === undefined) {
+        return undefined
+      }
+      const { min, max, big } = bounds
       return (sql, start, end) => {
         const v = plainDecimalAt(sql, start, end, false)
         // NaN fails both comparisons
@@ -523,8 +518,6 @@ export function plainNumberReader(col: ColumnDef): PlainReader | undefined {
         return NOT_PLAIN
       }
     }
-    default:
-      return undefined
   }
 }
 
