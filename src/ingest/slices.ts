@@ -44,3 +44,8 @@ export async function forEachLineSlice(
     }
   }
 }
+
+/** The bytes as a Buffer over the same memory (no copy). */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}

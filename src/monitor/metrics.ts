@@ -39,9 +39,9 @@ export interface MetricsOptions {
 }
 
 /** `client_ip` of requests past the distinct-address bound. */
-export const OTHER_CLIENTS = 'other'
+const OTHER_CLIENTS = 'other'
 /** `client_ip` of requests without a usable address (none known, or not an IP). */
-export const UNKNOWN_CLIENT = 'unknown'
+const UNKNOWN_CLIENT = 'unknown'
 
 /**
  * `db_adapter_http_requests_by_client_total{client_ip}`: a separate metric, so the client address

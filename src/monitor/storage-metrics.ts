@@ -19,11 +19,11 @@ export interface PoolStats {
   waiting: number
 }
 
-export interface PoolStatsSource {
+interface PoolStatsSource {
   poolStats(): PoolStats
 }
 
-export function hasPoolStats(engine: unknown): engine is PoolStatsSource {
+function hasPoolStats(engine: unknown): engine is PoolStatsSource {
   return typeof (engine as Partial<PoolStatsSource> | null)?.poolStats === 'function'
 }
 

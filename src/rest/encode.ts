@@ -293,7 +293,8 @@ export function columnMetaJson(columns: readonly ColumnMeta[]): string {
   return s + ']'
 }
 
-function encodeValue(v: unknown, kind: number, ts: TimestampFormatter): string {
+/** Text of a value of the kinds columnWriter has no writer of its own for. */
+function plainValueText(v: unknown, kind: number): string {
   if (v === null || v === undefined) {
     return 'null'
   }
@@ -301,14 +302,8 @@ function encodeValue(v: unknown, kind: number, ts: TimestampFormatter): string {
     case K_INT:
       // number or bigint; both print their exact integer digits
       return typeof v === 'number' ? (Number.isFinite(v) ? String(v) : 'null') : String(v)
-    case K_DOUBLE:
-      return formatFloat64(Number(v))
     case K_FLOAT:
       return formatFloat32(Number(v))
-    case K_TIMESTAMP:
-      return `"${ts.format(v as bigint | number)}"`
-    case K_STRING:
-      return JSON.stringify(typeof v === 'string' ? v : String(v))
     case K_BOOL:
       return v === true || v === 1 || v === 1n ? 'true' : 'false'
     case K_JSON:
@@ -477,10 +472,8 @@ function columnWriter(kind: number, precision: Precision, tz: string | undefined
         out.text(lastText)
       }
     }
-    default: {
-      const ts = new TimestampFormatter(precision, tz)
-      return (out, v) => out.text(encodeValue(v, kind, ts))
-    }
+    default:
+      return (out, v) => out.text(plainValueText(v, kind))
   }
 }
 

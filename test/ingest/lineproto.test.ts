@@ -158,7 +158,7 @@ describe.each([0, 1])('lineproto.parseWorkers=%i', (parseWorkers) => {
     })
 
     it('a body parsed in several slices reports the true number of a bad line near its end', async () => {
-      // ~60 KB: several SLICE_CHARS slices (and under this suite's 64 KiB body limit)
+      // ~60 KB: several worker slices (WORKER_SLICE_CHARS) (and under this suite's 64 KiB body limit)
       const lines = Array.from({ length: 1500 }, (_, i) => `slices,host=h${i % 7} v=${i}i ${1_700_000_000_000_000_000n + BigInt(i)}`)
       lines[1234] = 'slices,host=h1 v='
       const res = await write(lines.join('\r\n'))

@@ -3,17 +3,17 @@
  * (parsed-slice.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
  * thread's schema work and appends, instead of before them.
  *
- * A body is posted as slices of about SLICE_CHARS, so the main thread consumes the first slice
+ * A body is posted as slices of about WORKER_SLICE_CHARS, so the main thread consumes the first slice
  * while this thread parses the next one.
  */
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
 import { SliceEncoder } from './parsed-slice.js'
-import { lineSlices } from '../slices.js'
+import { asBuffer, lineSlices } from '../slices.js'
 
 /** ~1000 gen_lp-sized lines: a few messages per 5000-line body, each well under a millisecond of work on either side */
-export const SLICE_CHARS = 64 * 1024
+const WORKER_SLICE_CHARS = 64 * 1024
 
 export interface ParseJob {
   job: number
@@ -37,7 +37,7 @@ const encoder = new SliceEncoder()
  * On Linux, setpriority(2) with pid 0 changes the calling thread only; raising one's own nice
  * value needs no privilege.
  */
-export const WORKER_NICE = 10
+const WORKER_NICE = 10
 try {
   setPriority(WORKER_NICE)
 } catch {
@@ -45,9 +45,9 @@ try {
 }
 
 port.on('message', (msg: ParseJob) => {
-  const text = Buffer.from(msg.body.buffer, msg.body.byteOffset, msg.body.byteLength).toString('utf8')
+  const text = asBuffer(msg.body).toString('utf8')
   try {
-    for (const { slice, lineOffset, last } of lineSlices(text, SLICE_CHARS)) {
+    for (const { slice, lineOffset, last } of lineSlices(text, WORKER_SLICE_CHARS)) {
       parser.parse(
         slice,
         (p, line) => encoder.add(p, line, parser.seriesText()),

@@ -12,7 +12,7 @@ import type { Rejection } from '../schemaless/schemaless.js'
 import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
-export const MAX_DICTIONARY_ENTRIES = 100_000
+const MAX_DICTIONARY_ENTRIES = 100_000
 
 const TS_NONE = 0
 const TS_NUMBER = 1

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads'
 import type { Logger } from '../../logger.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
-import { forEachLineSlice } from '../slices.js'
+import { asBuffer, forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
 import { SliceDictionary, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
 import type { ParseJob } from './parse-worker.js'
@@ -38,7 +38,7 @@ export const MIN_PART_BYTES = 64 * 1024
 export function splitBody(body: Uint8Array, parts: number): Array<{ start: number; end: number; lineOffset: number }> {
   const n = Math.max(1, Math.min(parts, Math.floor(body.length / MIN_PART_BYTES)))
   const out: Array<{ start: number; end: number; lineOffset: number }> = []
-  const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+  const buf = asBuffer(body)
   let start = 0
   let lineOffset = 0
   for (let k = 1; k <= n && start < body.length; k++) {
@@ -106,7 +106,7 @@ export class ParsedBody {
   fail(part: number, err: Error): void {
     const p = this.parts[part]
     if (!('text' in p) && p.slices.length === 0) {
-      this.parts[part] = { text: Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength).toString('utf8'), lineOffset: p.lineOffset }
+      this.parts[part] = { text: asBuffer(p.bytes).toString('utf8'), lineOffset: p.lineOffset }
     } else {
       this.failure ??= err
     }
@@ -162,7 +162,7 @@ export class ParsedBody {
 
 /** A body parsed wholly on the main thread, a slice at a time (no workers, or none that run). */
 export function parsedHere(body: Uint8Array, parser: LineProtoParser): ParsedBody {
-  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
+  const text = asBuffer(body).toString('utf8')
   return new ParsedBody([{ text, lineOffset: 0 }], parser)
 }
 
@@ -280,7 +280,7 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
       if (broken) {
         return parsedHere(body, parser)
       }
-      const buf = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+      const buf = asBuffer(body)
       const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
       const inline = shareMain && parts.length > 1
       const chosen = pick(parts.length - (inline ? 1 : 0))
