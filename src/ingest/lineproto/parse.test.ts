@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { IngestParseError, MAX_QUOTE_BYTES } from '../errors.js'
-import { clonePoint, type Field, type Point } from '../point.js'
+import { clonePoint, seriesKeyOf, type Field, type Point } from '../point.js'
 import { LineProtoParser, parseLineProtocol } from './parse.js'
 
 const parser = new LineProtoParser()
@@ -378,5 +378,31 @@ describe('parseLineProtocol: mixed bodies', () => {
         () => {},
       ),
     ).toThrow('sink full')
+  })
+})
+
+describe('LineProtoParser.seriesKey', () => {
+  it('is seriesKeyOf the point\'s tags, for every line of every body, escapes and repeats included', () => {
+    const parser = new LineProtoParser()
+    const bodies = [
+      'm,a=1,b=2 v=1 1\nm,a=1,b=2 v=2 2\nm,b=2,a=1 v=3 3\nm v=4 4\nm,a=x\\,y v=5 5',
+      // the same series texts again (served from the cache), and new ones with escaped spaces and equals signs
+      'm,a=1,b=2 v=6 6\nm,a=x\\,y v=7 7\nm,a\\ b=c\\=d v=8 8\nn,a=1,b=2 v=9 9',
+    ]
+    const seen: Array<[string, string]> = []
+    for (const body of bodies) {
+      parser.parse(body, (p) => {
+        seen.push([parser.seriesKey(), seriesKeyOf(p.tags)])
+      }, (e) => {
+        throw e
+      })
+    }
+    expect(seen).toHaveLength(9)
+    for (const [got, want] of seen) {
+      expect(got).toBe(want)
+    }
+    // the key depends on the tags as sent, not on the measurement: m and n with a=1,b=2 share one
+    expect(seen[0][0]).toBe(seen[8][0])
+    expect(seen[0][0]).not.toBe(seen[2][0])
   })
 })

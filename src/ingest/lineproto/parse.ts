@@ -22,7 +22,7 @@
  * (VARBINARY) are rejected: the storage layer has no such types.
  */
 import { HINT_RAW_NEWLINE, IngestParseError, LineFailure } from '../errors.js'
-import { PointBuilder, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
+import { PointBuilder, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
 export type { OnError, OnPoint, ParseStats } from '../point.js'
 
@@ -66,6 +66,9 @@ const FLOAT_LABEL = 'float out of range[-3.402823466e+38,3.402823466e+38]'
  * Reusable parser context. `parse` may be called any number of times; each call resets it first.
  * Not re-entrant: do not call `parse` on the same context from inside a callback.
  */
+/** Entries of the series-key cache after which it starts again (bounded memory, as the workers' dictionaries). */
+const MAX_SERIES_KEYS = 100_000
+
 export class LineProtoParser {
   private readonly builder = new PointBuilder()
   private body = ''
@@ -104,6 +107,28 @@ export class LineProtoParser {
    */
   seriesText(): string {
     return this.body.slice(this.lineStart, this.seriesEnd)
+  }
+
+  // Series text -> seriesKeyOf(its tags), kept across bodies (bounded): see seriesKey().
+  private readonly seriesKeys = new Map<string, string>()
+
+  /**
+   * Inside an onPoint callback: `seriesKeyOf` the current point's tags, built once per distinct
+   * series text and then looked up. Building the key per point (a concatenation and a hash of a
+   * new string) was the larger part of the schemaless core's per-point cost; a looked-up key is
+   * one string whose hash is cached, so the core's maps find it at once.
+   */
+  seriesKey(): string {
+    const text = this.seriesText()
+    let key = this.seriesKeys.get(text)
+    if (key === undefined) {
+      if (this.seriesKeys.size >= MAX_SERIES_KEYS) {
+        this.seriesKeys.clear()
+      }
+      key = seriesKeyOf(this.builder.point.tags)
+      this.seriesKeys.set(text, key)
+    }
+    return key
   }
 
   /** The reused point, exposed so tests can check that `reset()` empties it. */

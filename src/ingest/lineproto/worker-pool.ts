@@ -146,8 +146,13 @@ export class ParsedBody {
         if ('text' in part) {
           // (a part turns inline only before any of its slices arrived, so k is 0 here)
           const { text, lineOffset } = part
+          const parser = this.parser
+          const keyed = (p: Point, line: number): void => {
+            p.seriesKey = parser.seriesKey()
+            onPoint(p, line)
+          }
           await forEachLineSlice(text, (slice, offset) => {
-            this.parser.parse(slice, onPoint, onError, lineOffset + offset)
+            parser.parse(slice, keyed, onError, lineOffset + offset)
           })
           break
         }
