@@ -64,6 +64,8 @@ describe('line-protocol parse workers', () => {
     expect(got.points.length).toBe(39_997)
     expect(got.errors.map((e) => e.line)).toEqual([1, 17_002, 40_000])
     expect(got).toEqual(want)
+    // the workers did parse it (a pool falling back to the main thread would deliver the same points)
+    expect(parsed.workerSlices).toBeGreaterThan(1)
     // a schema change under pass 1 runs the source again
     expect(await collect(source)).toEqual(want)
   })
@@ -71,7 +73,9 @@ describe('line-protocol parse workers', () => {
   it('spread concurrent bodies over the workers and keep them apart', async () => {
     pool = createLineProtoWorkers(2, logger)
     const bodies = Array.from({ length: 6 }, (_, k) => Array.from({ length: 3000 }, (_, i) => `m${k},t=${i % 9} v=${k * 10_000 + i} ${i}`).join('\n'))
-    const results = await Promise.all(bodies.map((b) => collect(pool!.parse(Buffer.from(b)).source())))
+    const parsed = bodies.map((b) => pool!.parse(Buffer.from(b)))
+    const results = await Promise.all(parsed.map((p) => collect(p.source())))
+    expect(parsed.every((p) => p.workerSlices > 0)).toBe(true)
     results.forEach((r, k) => {
       expect(r.points.length).toBe(3000)
       expect(r.points.every(([, p]) => p.measurement === `m${k}`)).toBe(true)
@@ -101,7 +105,9 @@ describe('line-protocol parse workers', () => {
       new LineProtoParser().parse(body, onPoint, onError)
     })
     expect(await collect(pool.parse(Buffer.from(body)).source())).toEqual(want)
-    expect(await collect(pool.parse(Buffer.from(body), true).source())).toEqual(want)
+    const here = pool.parse(Buffer.from(body), true)
+    expect(await collect(here.source())).toEqual(want)
+    expect(here.workerSlices).toBe(0)
     expect(logged.filter((l) => l.includes('cannot start'))).toHaveLength(1)
   })
 

@@ -90,6 +90,15 @@ export class ParsedBody {
     private readonly parser: LineProtoParser,
   ) {}
 
+  /** slices that arrived from workers (a pool that fell back to parsing here delivers none) */
+  get workerSlices(): number {
+    let n = 0
+    for (const p of this.parts) {
+      n += 'slices' in p ? p.slices.length : 0
+    }
+    return n
+  }
+
   push(part: number, slice: ReceivedSlice): void {
     const p = this.parts[part] as WorkerPart
     p.slices.push(slice)
