@@ -82,7 +82,9 @@ describe('planSelect: backend SQL shape', () => {
 
   it('buckets INTERVAL windows with integer arithmetic and groups in the backend', () => {
     const p = plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname')
-    expect(p.sql).toContain('(d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000)) AS "__w"')
+    expect(p.sql).toContain(
+      '(CASE WHEN (d."ts" - 1000000) >= 0 THEN d."ts" - ((d."ts" - 1000000) % 60000000) ELSE d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000) END) AS "__w"',
+    )
     expect(plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname', undefined, false).sql).toMatch(
       /GROUP BY b\."tbname", b\."__w"/,
     )

@@ -1,5 +1,6 @@
+import { DuckDBInstance } from '@duckdb/node-api'
 import { describe, expect, it } from 'vitest'
-import { alignStart, extraWindows, fillWindows, resolveWindow, type FillOptions } from './window.js'
+import { alignSql, alignStart, extraWindows, fillWindows, resolveWindow, type FillOptions } from './window.js'
 
 describe('resolveWindow', () => {
   it('converts durations to ticks of the database precision', () => {
@@ -33,6 +34,32 @@ describe('alignStart', () => {
     expect(alignStart(-60n, spec)).toBe(-60n)
     expect(alignStart(5n, { interval: 60n, offset: 10n, sliding: 60n })).toBe(-50n)
     expect(extraWindows({ interval: 60n, offset: 0n, sliding: 25n })).toBe(2)
+  })
+})
+
+describe('alignSql', () => {
+  it('computes in DuckDB the window start alignStart computes, on both sides of the epoch and the offset', async () => {
+    const specs = [
+      { interval: 60n, offset: 0n, sliding: 60n },
+      { interval: 60n, offset: 7n, sliding: 60n },
+      { interval: 60n, offset: 0n, sliding: 15n },
+    ]
+    const tss = [-121n, -120n, -61n, -60n, -59n, -1n, 0n, 1n, 6n, 7n, 8n, 59n, 60n, 61n, 67n, 1_700_000_000_123n, -1_700_000_000_123n]
+    const instance = await DuckDBInstance.create(':memory:')
+    const con = await instance.connect()
+    try {
+      for (const spec of specs) {
+        const sql = `SELECT ts, ${alignSql('ts', spec)} FROM (VALUES ${tss.map((t) => `(${t}::BIGINT)`).join(', ')}) AS v(ts) ORDER BY ts`
+        const rows = (await con.runAndReadAll(sql)).getRows() as Array<[bigint, bigint]>
+        expect(rows).toHaveLength(tss.length)
+        for (const [ts, start] of rows) {
+          expect([ts, start]).toEqual([ts, alignStart(ts, spec)])
+        }
+      }
+    } finally {
+      con.closeSync()
+      instance.closeSync()
+    }
   })
 })
 
