@@ -52,20 +52,20 @@ async function* convertRows(src: AsyncIterable<unknown[][]>, plan: SelectPlan): 
   const conv = plan.convert
   const converted = async function* (): AsyncIterable<unknown[][]> {
     for await (const chunk of src) {
-      const out = new Array<unknown[]>(chunk.length)
+      // The engine's rows are fresh arrays of this query: converted in place, not copied (a
+      // 160,000-row aggregate allocated as many arrays again). Columns past `width` are hidden
+      // ones (window start, partition keys) that only FILL reads, in their raw form.
       for (let r = 0; r < chunk.length; r++) {
         const row = chunk[r]
-        // hidden columns (window start, partition keys) stay for FILL; values keep their raw form there
-        const o = plan.fill === undefined ? new Array<unknown>(width) : row.slice()
         for (let i = 0; i < width; i++) {
-          o[i] = conv[i](row[i])
+          row[i] = conv[i](row[i])
         }
         if (plan.fill !== undefined) {
-          o[plan.fill.wIndex] = typeof row[plan.fill.wIndex] === 'bigint' ? row[plan.fill.wIndex] : BigInt(row[plan.fill.wIndex] as number)
+          const w = row[plan.fill.wIndex]
+          row[plan.fill.wIndex] = typeof w === 'bigint' ? w : BigInt(w as number)
         }
-        out[r] = o
       }
-      yield out
+      yield chunk
     }
   }
   if (plan.fill === undefined) {
