@@ -381,20 +381,44 @@ export class JsonBytes {
     this.#pos += this.#encoder.encodeInto(s, buf.subarray(this.#pos)).written
   }
 
-  /** The decimal digits of 0 <= v < 10^width, zero-padded to width. */
-  digits(v: number, width: number): void {
-    const buf = this.#reserve(width)
-    for (let i = this.#pos + width - 1; i >= this.#pos; i--) {
-      const q = Math.floor(v / 10)
-      buf[i] = ZERO + (v - q * 10)
-      v = q
-    }
-    this.#pos += width
-  }
-
   bytes(b: Uint8Array): void {
     this.#reserve(b.length).set(b, this.#pos)
     this.#pos += b.length
+  }
+
+  /**
+   * `<prefix>HH:MM:SS.<fraction>Z"` for a second of the day and a fraction of `width` digits,
+   * with one capacity check: the per-value part of a UTC TIMESTAMP (prefix: `"YYYY-MM-DDT`).
+   */
+  utcClock(prefix: Uint8Array, secondOfDay: number, fraction: number, width: number): void {
+    const n = prefix.length
+    const buf = this.#reserve(n + 11 + width)
+    let pos = this.#pos
+    for (let i = 0; i < n; i++) {
+      buf[pos++] = prefix[i]
+    }
+    const hh = Math.floor(secondOfDay / 3600)
+    const rest = secondOfDay - hh * 3600
+    const mm = Math.floor(rest / 60)
+    const ss = rest - mm * 60
+    buf[pos++] = ZERO + Math.floor(hh / 10)
+    buf[pos++] = ZERO + (hh % 10)
+    buf[pos++] = 0x3a
+    buf[pos++] = ZERO + Math.floor(mm / 10)
+    buf[pos++] = ZERO + (mm % 10)
+    buf[pos++] = 0x3a
+    buf[pos++] = ZERO + Math.floor(ss / 10)
+    buf[pos++] = ZERO + (ss % 10)
+    buf[pos++] = 0x2e
+    for (let i = pos + width - 1; i >= pos; i--) {
+      const q = Math.floor(fraction / 10)
+      buf[i] = ZERO + (fraction - q * 10)
+      fraction = q
+    }
+    pos += width
+    buf[pos++] = 0x5a
+    buf[pos++] = QUOTE
+    this.#pos = pos
   }
 }
 
@@ -424,20 +448,7 @@ class UtcTimestampWriter extends TickSplitter {
       const text = formatTimestamp(BigInt(day * 86400) * this.perBig, this.precision)
       this.#date = new TextEncoder().encode('"' + text.slice(0, text.indexOf('T') + 1))
     }
-    let sod = secs - day * 86400
-    const hh = Math.floor(sod / 3600)
-    sod -= hh * 3600
-    const mm = Math.floor(sod / 60)
-    out.bytes(this.#date)
-    out.digits(hh, 2)
-    out.byte(0x3a)
-    out.digits(mm, 2)
-    out.byte(0x3a)
-    out.digits(sod - mm * 60, 2)
-    out.byte(0x2e)
-    out.digits(frac, this.#width)
-    out.byte(0x5a)
-    out.byte(QUOTE)
+    out.utcClock(this.#date, secs - day * 86400, frac, this.#width)
   }
 }
 
