@@ -34,6 +34,7 @@ import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
+import { createRowsOffload, type RowsOffloadHandle } from './rest/encode-offload.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
 import { openStorage } from './storage/index.js'
@@ -83,6 +84,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let sampler: Sampler | undefined
   const receivers: RunningReceiver[] = []
   let lineprotoWorkers: LineProtoWorkers | undefined
+  let encodeOffload: RowsOffloadHandle | undefined
   try {
     storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
     const tracing = opts.tracing === true
@@ -93,7 +95,18 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const metrics = createHttpMetrics({ clientIp: !config.monitor.disableCollectClientIP })
     createStoragePoolMetrics(metrics.registry, storage.engine)
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
-    const restRoutes = createRestRoutes({ config, storage: used, sql, logger, gate, ...(sqlLogger ? { sqlLogger } : {}) })
+    const cores = usableCores(opts.cgroupRoot ?? '/')
+    // a second core encodes large query results beside the main thread (none to share on one core)
+    encodeOffload = cores > 1 ? createRowsOffload(logger) : undefined
+    const restRoutes = createRestRoutes({
+      config,
+      storage: used,
+      sql,
+      logger,
+      gate,
+      ...(sqlLogger ? { sqlLogger } : {}),
+      ...(encodeOffload ? { encodeOffload } : {}),
+    })
     // all-paused refused (with Retry-After) before anything else; the handlers classify queries
     const rest = guarded(restRoutes, [restRetryAfter(gate)], tracing)
     // writes are refused before auth and body reading while all-paused
@@ -101,7 +114,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
     const workerCount = config.lineproto.enable
-      ? parseWorkerCount(config.lineproto.parseWorkers, usableCores(opts.cgroupRoot ?? '/'))
+      ? parseWorkerCount(config.lineproto.parseWorkers, cores)
       : 0
     lineprotoWorkers = workerCount > 0 ? createLineProtoWorkers(workerCount, logger) : undefined
     const routes = createIngestRoutes({
@@ -190,6 +203,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         // receivers stop listening and write what they hold before storage closes
         await Promise.all(receivers.map((r) => r.stop()))
         await lineprotoWorkers?.close()
+        await encodeOffload?.close()
         try {
           await openedStorage.close()
         } catch (err) {
@@ -206,6 +220,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     sampler?.stop()
     await Promise.all(receivers.map((r) => r.stop()))
     await lineprotoWorkers?.close()
+    await encodeOffload?.close()
     if (server) {
       await closeServer(server, 0)
     }

@@ -488,6 +488,99 @@ function columnWriter(kind: number, precision: Precision, tz: string | undefined
   }
 }
 
+/** A numeric column of a chunk as typed arrays: what crosses to an encode worker. */
+export interface NumericColumn {
+  kind: number
+  /** values; BOOL as 1/0 */
+  values: Float64Array
+  /** 1 = NULL (absent when the column has none) */
+  nulls: Uint8Array | undefined
+}
+
+/** Rows of one chunk to encode elsewhere (encode-worker.ts), as `[..],[..]` without a leading comma. */
+export interface RowsJob {
+  id: number
+  precision: Precision
+  tz: string | undefined
+  rows: number
+  columns: NumericColumn[]
+}
+
+/**
+ * Encodes chunks of rows on another thread while this one goes on with the next chunk
+ * (encode-offload.ts). `accepting` is false while the worker is full or cannot run.
+ */
+export interface RowsOffload {
+  readonly accepting: boolean
+  encode(job: Omit<RowsJob, 'id'>): Promise<Uint8Array>
+}
+
+/** Chunks of at least this many rows are worth a trip to the worker (DuckDB's chunks have 2048). */
+const OFFLOAD_MIN_ROWS = 1024
+
+/**
+ * The first `n` rows of `chunk` as numeric columns, or undefined when a column holds something a
+ * Float64Array cannot carry exactly: text, JSON, integers beyond 2^53 (ns timestamps among them).
+ */
+export function numericColumns(chunk: unknown[][], n: number, kinds: readonly number[]): NumericColumn[] | undefined {
+  const out: NumericColumn[] = []
+  for (let c = 0; c < kinds.length; c++) {
+    const kind = kinds[c]
+    if (kind === K_STRING || kind === K_JSON) {
+      return undefined
+    }
+    const values = new Float64Array(n)
+    let nulls: Uint8Array | undefined
+    for (let r = 0; r < n; r++) {
+      const v = chunk[r][c]
+      if (v === null || v === undefined) {
+        nulls ??= new Uint8Array(n)
+        nulls[r] = 1
+        continue
+      }
+      if (typeof v === 'number') {
+        values[r] = v
+      } else if (typeof v === 'bigint') {
+        const x = Number(v)
+        if (!Number.isSafeInteger(x)) {
+          return undefined
+        }
+        values[r] = x
+      } else if (typeof v === 'boolean') {
+        values[r] = v ? 1 : 0
+      } else {
+        return undefined
+      }
+    }
+    out.push({ kind, values, nulls })
+  }
+  return out
+}
+
+/** Writes a job's rows as the main thread would: `[..],[..]`, no leading comma. */
+export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): void {
+  const ncol = job.columns.length
+  const write = job.columns.map((c) => columnWriter(c.kind, job.precision, job.tz))
+  for (let r = 0; r < job.rows; r++) {
+    if (r > 0) {
+      out.byte(COMMA)
+    }
+    out.byte(OPEN)
+    for (let i = 0; i < ncol; i++) {
+      if (i > 0) {
+        out.byte(COMMA)
+      }
+      const col = job.columns[i]
+      if (col.nulls !== undefined && col.nulls[r] === 1) {
+        write[i](out, null)
+      } else {
+        write[i](out, col.kind === K_BOOL ? col.values[r] !== 0 : col.values[r])
+      }
+    }
+    out.byte(CLOSE)
+  }
+}
+
 export interface EncodeOptions {
   /** IANA zone for TIMESTAMP values; undefined = UTC (`Z`) */
   tz?: string
@@ -495,12 +588,28 @@ export interface EncodeOptions {
   rowLimit: number
   /** bytes per yielded part (64 KB by default) */
   partBytes?: number
+  /** a worker that encodes large numeric chunks meanwhile (see RowsOffload) */
+  offload?: RowsOffload
+}
+
+/** A chunk handed to the offload: its bytes once they are back (or the chunk again, on failure). */
+interface OffloadedPart {
+  done: boolean
+  /** settles (never rejects) when the worker answered */
+  settled: Promise<void>
+  bytes: Uint8Array | undefined
+  chunk: unknown[][]
+  rows: number
 }
 
 /**
  * Streams the query body as UTF-8 bytes: the head with `column_meta` and the first rows, then
  * about `partBytes` per part, then the tail with `rows`. Stops pulling from the engine once the
  * row limit is reached (the iterator's `return` releases the rest of the result).
+ *
+ * With an offload, a large all-numeric chunk goes to the worker whenever it accepts one while
+ * this thread goes on with the next chunk; parts are still yielded in row order. Once DuckDB has
+ * sorted a large result it has nothing left to do, so the second core encodes instead of idling.
  */
 export async function* encodeQueryBody(
   result: Extract<SqlResult, { kind: 'rows' }>,
@@ -510,36 +619,95 @@ export async function* encodeQueryBody(
   const limit = opts.rowLimit < 0 ? Infinity : opts.rowLimit
   const partBytes = opts.partBytes ?? 64 * 1024
   const ncol = columns.length
-  const write = columns.map((c) => columnWriter(kindOf(c.type), precision, opts.tz))
+  const kinds = columns.map((c) => kindOf(c.type))
+  const write = kinds.map((k) => columnWriter(k, precision, opts.tz))
+  const offload = opts.offload
   const out = new JsonBytes(partBytes + 16 * 1024)
+  /** parts in row order; an offloaded part blocks the ones after it until its bytes are back */
+  const queue: Array<Uint8Array | OffloadedPart> = []
+  const writeRows = (o: JsonBytes, chunk: unknown[][], n: number, first: boolean, flush: boolean): void => {
+    for (let r = 0; r < n; r++) {
+      const row = chunk[r]
+      if (!first || r > 0) {
+        o.byte(COMMA)
+      }
+      o.byte(OPEN)
+      for (let i = 0; i < ncol; i++) {
+        if (i > 0) {
+          o.byte(COMMA)
+        }
+        write[i](o, row[i])
+      }
+      o.byte(CLOSE)
+      if (flush && o.length >= partBytes) {
+        queue.push(o.take())
+      }
+    }
+  }
+  /** the bytes of an offloaded part; encoded here if the worker failed */
+  const bytesOf = (p: OffloadedPart): Uint8Array => {
+    if (p.bytes !== undefined) {
+      return p.bytes
+    }
+    const o = new JsonBytes(partBytes + 16 * 1024)
+    writeRows(o, p.chunk, p.rows, true, false)
+    return o.take()
+  }
   let sent = 0
   out.text(`{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`)
   if (sent < limit) {
     for await (const chunk of result.rows) {
       const n = Math.min(chunk.length, limit - sent)
-      for (let r = 0; r < n; r++) {
-        const row = chunk[r]
-        if (sent + r > 0) {
+      const numeric = offload !== undefined && offload.accepting && n >= OFFLOAD_MIN_ROWS ? numericColumns(chunk, n, kinds) : undefined
+      if (numeric !== undefined && offload !== undefined) {
+        if (sent > 0) {
           out.byte(COMMA)
         }
-        out.byte(OPEN)
-        for (let i = 0; i < ncol; i++) {
-          if (i > 0) {
-            out.byte(COMMA)
-          }
-          write[i](out, row[i])
+        if (out.length > 0) {
+          queue.push(out.take())
         }
-        out.byte(CLOSE)
-        if (out.length >= partBytes) {
-          yield out.take()
-        }
+        const part: OffloadedPart = { done: false, settled: Promise.resolve(), bytes: undefined, chunk, rows: n }
+        part.settled = offload.encode({ precision, tz: opts.tz, rows: n, columns: numeric }).then(
+          (b) => {
+            part.bytes = b
+            part.done = true
+          },
+          () => {
+            // the worker failed: bytesOf encodes the chunk here
+            part.done = true
+          },
+        )
+        queue.push(part)
+      } else {
+        writeRows(out, chunk, n, sent === 0, true)
       }
       sent += n
+      while (queue.length > 0) {
+        const head = queue[0]
+        if (head instanceof Uint8Array) {
+          queue.shift()
+          yield head
+        } else if (head.done) {
+          queue.shift()
+          yield bytesOf(head)
+        } else {
+          break
+        }
+      }
       if (sent >= limit) {
         break
       }
     }
   }
+  for (const p of queue) {
+    if (p instanceof Uint8Array) {
+      yield p
+      continue
+    }
+    await p.settled
+    yield bytesOf(p)
+  }
+  queue.length = 0
   out.text(`],"rows":${sent}}`)
   yield out.take()
 }

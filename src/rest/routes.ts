@@ -1,4 +1,5 @@
 import { Hono } from 'hono'
+import type { RowsOffload } from './encode.js'
 import type { AppConfig } from '../config/types.js'
 import type { Logger } from '../logger.js'
 import type { SqlExecutor } from '../sql/result.js'
@@ -24,6 +25,8 @@ export interface RestDeps {
   gate?: RestGate
   /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
   sqlLogger?: Logger
+  /** optional: a worker that encodes parts of large results (encode-offload.ts) */
+  encodeOffload?: RowsOffload
 }
 
 /**

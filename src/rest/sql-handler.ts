@@ -122,7 +122,11 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   if (result.kind === 'exec') {
     return jsonText(execBody(result.affectedRows), 200)
   }
-  const parts = encodeQueryBody(result, { tz: tz.tz, rowLimit: deps.config.restfulRowLimit })
+  const parts = encodeQueryBody(result, {
+    tz: tz.tz,
+    rowLimit: deps.config.restfulRowLimit,
+    ...(deps.encodeOffload ? { offload: deps.encodeOffload } : {}),
+  })
   // The first engine chunk is fetched before the status line is sent, so errors raised when the
   // query starts producing rows still get a proper error body instead of a cut-off 200.
   let first: IteratorResult<Uint8Array, void>

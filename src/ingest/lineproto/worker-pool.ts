@@ -11,8 +11,9 @@
  * are given up: every body is then parsed on the main thread, and the log says so once.
  */
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { Logger } from '../../logger.js'
+import { siblingModule, startModuleWorker } from '../../worker-thread.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
 import { asBuffer, forEachLineSlice } from '../slices.js'
@@ -199,23 +200,6 @@ export interface LineProtoWorkers {
   close(): Promise<void>
 }
 
-/**
- * Starts the worker module beside this one: `.js` when built; `.ts` under tsx (development,
- * tests), where the worker registers tsx itself first, because Node 20 does not pass the
- * parent's `--import` loader hooks on to worker threads.
- */
-function startWorker(name: string, source?: string): Worker {
-  if (source !== undefined) {
-    return new Worker(source, { eval: true, name })
-  }
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./parse-worker.js', import.meta.url), { name })
-  }
-  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'))
-  const entry = JSON.stringify(new URL('./parse-worker.ts', import.meta.url).href)
-  return new Worker(`import(${api}).then((tsx) => { tsx.register(); return import(${entry}) })`, { eval: true, name })
-}
-
 export interface LineProtoWorkerOptions {
   /** the workers' code instead of parse-worker (tests: a worker that cannot start) */
   workerSource?: string
@@ -231,7 +215,7 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
   const parser = new LineProtoParser()
 
   const start = (slot: number): PoolWorker => {
-    const worker = startWorker(`lineproto-parse-${slot}`, options.workerSource)
+    const worker = startModuleWorker(siblingModule(import.meta.url, 'parse-worker'), `lineproto-parse-${slot}`, options.workerSource)
     const pw: PoolWorker = { worker, dictionary: new SliceDictionary(), jobs: new Map(), spoke: false }
     const failAll = (err: Error): void => {
       if (workers[slot] === pw) {
