@@ -2,23 +2,23 @@
  * Issue 3 figures: /rest/sql ingest and the INTERVAL aggregate, each beside the same work done
  * directly in DuckDB (the floor), and peak RSS while a 1-million-row result streams.
  *
- * Each adapter statement or query alternates with its raw counterpart, so both sides of a ratio
- * are measured under the same machine conditions: on the shared 2-core bench VM, the raw query
- * alone took 153 ms in one run and 217 ms in another, minutes apart.
+ * Each adapter statement or query alternates with its raw counterpart (run by a process of its
+ * own, bench/raw-duckdb.ts), so both sides of a ratio are measured under the same machine
+ * conditions: on the shared 2-core bench VM, the raw query alone took 153 ms in one run and
+ * 217 ms in another, minutes apart.
  */
-import { DuckDBInstance } from '@duckdb/node-api'
+import { fork } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage } from '../src/storage/index.js'
+import type { RawRequest } from './raw-duckdb.js'
 import { fmt, median, sql, startAdapterProcess, timedQuery } from './lib.js'
 import {
   AGG_CHILDREN,
   AGG_QUERY,
-  AGG_WHERE_FROM,
   INSERT_ROWS_PER_STATEMENT,
   INSERT_TABLES,
-  T0,
   insertStatement,
   loadAggregateData,
   WARMUP_STATEMENTS,
@@ -42,58 +42,43 @@ export interface SqlBenchResult {
 }
 
 
-/** The same rows appended directly to DuckDB, one appender per statement, in the adapter's layout for bench.w. */
-async function openRawIngest(dir: string): Promise<{ statement(k: number): Promise<number>; close(): void }> {
-  const db = await DuckDBInstance.create(join(dir, 'raw.duckdb'))
-  const con = await db.connect()
-  // the adapter's own DuckDB layout for bench.w (no index: see the dialect's dataTableKey)
-  await con.run('CREATE TABLE w (_tid INTEGER NOT NULL, ts BIGINT NOT NULL, c DOUBLE, i INTEGER)')
-  const perTable = INSERT_ROWS_PER_STATEMENT / INSERT_TABLES
-  return {
-    /** appends statement k's rows and commits; resolves with the milliseconds it took */
-    async statement(k) {
-      const started = performance.now()
-      const appender = await con.createAppender('w')
-      for (let t = 0; t < INSERT_TABLES; t++) {
-        for (let r = 0; r < perTable; r++) {
-          appender.appendInteger(t + 1)
-          appender.appendBigInt(BigInt(T0 + k * perTable + r))
-          appender.appendDouble((r % 1000) / 10)
-          appender.appendInteger(r)
-          appender.endRow()
-        }
-      }
-      appender.closeSync()
-      return performance.now() - started
-    },
-    close() {
-      con.closeSync()
-      db.closeSync()
-    },
-  }
+/**
+ * The raw side runs in a process of its own (bench/raw-duckdb.ts): a DuckDB instance living in
+ * this process, the HTTP client's, slowed the adapter's side by 10-40 ms per aggregate (the
+ * adapter's tail after the first byte went from 57-64 ms to 76-87 ms), which a separate process
+ * did not.
+ */
+interface RawDuckDB {
+  ingest(k: number): Promise<number>
+  aggregate(): Promise<{ ms: number; rows: number }>
+  close(): Promise<void>
 }
 
-/**
- * The aggregate run directly in DuckDB, on a copy of the adapter's file (the adapter holds the
- * original open): the same tables, the same data, the same layout.
- */
-async function openRawAggregate(file: string, schema: string): Promise<{ run(): Promise<{ ms: number; rows: number }>; close(): void }> {
-  const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' })
-  const con = await db.connect()
-  const q = `SELECT t.tbname, d.ts - (d.ts % 60000) AS w, avg(d.c)
-    FROM "${schema}"."st" d JOIN "${schema}"."st$tags" t ON d._tid = t._tid
-    WHERE d.ts >= ${AGG_WHERE_FROM} GROUP BY t.tbname, w ORDER BY t.tbname, w`
-  return {
-    async run() {
-      const started = performance.now()
-      const reader = await con.runAndReadAll(q)
-      return { ms: performance.now() - started, rows: reader.currentRowCount }
-    },
-    close() {
-      con.closeSync()
-      db.closeSync()
-    },
+function startRawDuckDB(ingestDir: string, aggFile: string, schema: string): Promise<RawDuckDB> {
+  const child = fork('bench/raw-duckdb.ts', [ingestDir, aggFile, schema], { execArgv: ['--import', 'tsx'] })
+  const answer = <T>(): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const onExit = (code: number | null): void => reject(new Error(`raw DuckDB process exited with code ${code}`))
+      child.once('exit', onExit)
+      child.once('message', (m) => {
+        child.off('exit', onExit)
+        resolve(m as T)
+      })
+    })
+  const call = <T>(request: RawRequest): Promise<T> => {
+    const a = answer<T>()
+    child.send(request)
+    return a
   }
+  return answer<'ready'>().then(() => ({
+    ingest: (k) => call<number>({ op: 'ingest', k }),
+    aggregate: () => call<{ ms: number; rows: number }>({ op: 'aggregate' }),
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.send({ op: 'close' } satisfies RawRequest)
+      await exited
+    },
+  }))
 }
 
 export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchResult> {
@@ -107,9 +92,11 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
     await schemaProbe.close()
     const rawFile = join(dir, 'raw-agg.duckdb')
     copyFileSync(file, rawFile)
-    const raw = await openRawAggregate(rawFile, schema)
-
-    const adapter = await startAdapterProcess([`--storage.url=duckdb:${file}`, '--log.path=' + dir])
+    const raw = await startRawDuckDB(dir, rawFile, schema)
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${file}`, '--log.path=' + dir]).catch(async (err: unknown) => {
+      await raw.close()
+      throw err
+    })
     let result: SqlBenchResult
     try {
       // ingest through /rest/sql
@@ -120,7 +107,6 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       }
       const statements = Array.from({ length: WARMUP_STATEMENTS + INSERT_STATEMENTS }, (_, k) => insertStatement(k))
       // statement by statement, alternating with the raw appends
-      const rawIngest = await openRawIngest(dir)
       let restMs = 0
       let rawMs = 0
       for (const [k, s] of statements.entries()) {
@@ -130,13 +116,12 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
         if (body.data[0][0] !== INSERT_ROWS_PER_STATEMENT) {
           throw new Error(`insert reported ${body.data[0][0]} rows`)
         }
-        const direct = await rawIngest.statement(k)
+        const direct = await raw.ingest(k)
         if (k >= WARMUP_STATEMENTS) {
           restMs += ms
           rawMs += direct
         }
       }
-      rawIngest.close()
       const restIngestRowsPerSec = (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / (restMs / 1000)
       const rawIngestRowsPerSec = (INSERT_STATEMENTS * INSERT_ROWS_PER_STATEMENT) / (rawMs / 1000)
 
@@ -150,13 +135,12 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
         times.push(r.ms)
         firstBytes.push(r.firstByteMs)
         aggRows = r.body.rows
-        const direct = await raw.run()
+        const direct = await raw.aggregate()
         if (direct.rows !== aggRows) {
           throw new Error(`the raw aggregate returned ${direct.rows} rows, the adapter ${aggRows}`)
         }
         rawTimes.push(direct.ms)
       }
-      raw.close()
       const restAggMs = median(times)
       const restAggFirstByteMs = median(firstBytes)
 
@@ -189,6 +173,7 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       }
     } finally {
       await adapter.stop()
+      await raw.close()
     }
     return result
   } finally {
