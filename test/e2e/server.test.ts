@@ -197,3 +197,53 @@ describe('process exit codes', () => {
     expect(proc.stderr()).toContain('70000')
   })
 })
+
+describe('acknowledged writes survive a crash', () => {
+  it('rows answered 204/200 are there after SIGKILL and a restart on the same file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'e2e-crash-'))
+    const args = async (): Promise<{ base: string; argv: string[] }> => {
+      const port = await freePort()
+      return { base: `http://127.0.0.1:${port}`, argv: [`--port=${port}`, `--storage.url=duckdb:${join(dir, 'd.duckdb')}`, `--log.path=${dir}`] }
+    }
+    const auth = { Authorization: 'Basic ' + Buffer.from('root:taosdata').toString('base64') }
+    const first = await args()
+    let proc = startProcess(first.argv)
+    try {
+      await waitUntilReady(first.base, proc, 45_000)
+      const created = await fetch(`${first.base}/rest/sql`, { method: 'POST', headers: auth, body: 'CREATE DATABASE crash PRECISION "ms"' })
+      expect((await created.json()) as unknown).toMatchObject({ code: 0 })
+      // one super table, append-only: the appender's own transaction
+      const one = Array.from({ length: 3000 }, (_, i) => `m1,host=h${i % 10} v=${i} ${1_700_000_000_000 + i}`).join('\n')
+      // two super tables: one explicit transaction
+      const two = Array.from({ length: 1000 }, (_, i) => `m${2 + (i % 2)},host=h${i % 10} v=${i} ${1_700_000_000_000 + i}`).join('\n')
+      for (const body of [one, two]) {
+        const res = await fetch(`${first.base}/lineproto/v1/write?db=crash&precision=ms`, { method: 'POST', headers: auth, body })
+        expect(res.status, await res.text()).toBe(204)
+      }
+      const insert = await fetch(`${first.base}/rest/sql`, {
+        method: 'POST',
+        headers: auth,
+        body: 'INSERT INTO crash.t1 USING crash.m1 TAGS ("x") VALUES (1700000100000, 1.5) (1700000100001, 2.5)',
+      })
+      expect((await insert.json()) as unknown).toMatchObject({ code: 0, data: [[2]] })
+      proc.child.kill('SIGKILL')
+      await within(proc.exited, 30_000, 'exit after SIGKILL')
+
+      const second = await args()
+      proc = startProcess(second.argv)
+      await waitUntilReady(second.base, proc, 45_000)
+      const count = async (table: string): Promise<unknown> => {
+        const res = await fetch(`${second.base}/rest/sql`, { method: 'POST', headers: auth, body: `SELECT count(*) FROM crash.${table}` })
+        return ((await res.json()) as { data: unknown[][] }).data[0][0]
+      }
+      expect(await count('m1')).toBe(3002)
+      expect(await count('m2')).toBe(500)
+      expect(await count('m3')).toBe(500)
+    } finally {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) {
+        proc.child.kill('SIGKILL')
+        await proc.exited
+      }
+    }
+  }, 120_000)
+})

@@ -61,6 +61,22 @@ describe('DuckDB appends', () => {
     })
   })
 
+  it('write all or nothing: a bad value in a later chunk leaves no row, with or without an explicit transaction', async () => {
+    await engine.exec('CREATE TABLE td_d.a (_tid INTEGER, ts BIGINT, bi BIGINT)')
+    const rows = (n: number, bad: number): unknown[][] =>
+      Array.from({ length: n }, (_, i) => [BigInt(1_000_000 + i), i === bad ? 1.5 : BigInt(i)])
+    // 5000 rows: one appender flush, the flush is the transaction; the bad value is in the third chunk
+    await expect(engine.writeRows([{ db: 'd', table: 'a', tid: 1, columns: ['ts', 'bi'], rows: rows(5000, 4500) }])).rejects.toThrow()
+    expect(await engine.query('SELECT count(*) FROM td_d.a')).toEqual([[0n]])
+    // 20,000 rows: more than one flush, so BEGIN ... COMMIT; the first 16,384 were flushed already
+    await expect(engine.writeRows([{ db: 'd', table: 'a', tid: 1, columns: ['ts', 'bi'], rows: rows(20_000, 19_000) }])).rejects.toThrow()
+    expect(await engine.query('SELECT count(*) FROM td_d.a')).toEqual([[0n]])
+    // and the same rows written right afterwards all arrive, once
+    expect(await engine.writeRows([{ db: 'd', table: 'a', tid: 1, columns: ['ts', 'bi'], rows: rows(5000, -1) }])).toBe(5000)
+    expect(await engine.writeRows([{ db: 'd', table: 'a', tid: 1, columns: ['ts', 'bi'], rows: rows(5000, -1) }])).toBe(5000)
+    expect(await engine.query('SELECT count(*), count(DISTINCT ts), sum(bi) FROM td_d.a')).toEqual([[5000n, 5000n, 12497500n]])
+  })
+
   it('accept numbers for BIGINT columns and bigints for number columns', async () => {
     await engine.exec('CREATE TABLE td_d.m (_tid INTEGER, ts BIGINT, bi BIGINT, dd DOUBLE, ii INTEGER)')
     await engine.writeRows([{ db: 'd', table: 'm', tid: 1, columns: ['ts', 'bi', 'dd', 'ii'], rows: [[5, 6, 7n, 8n]] }])

