@@ -1,5 +1,5 @@
 /**
- * The worker thread that encodes every other large numeric chunk of a query body
+ * The worker thread that encodes large numeric chunks of query bodies
  * (encode.ts, RowsOffload). One worker, at most MAX_JOBS chunks at a time: the main thread encodes
  * the chunks that come while it is full, so a 2-core machine uses both cores for a large result.
  * The worker starts with the first chunk it gets. If it fails or cannot start, `accepting` stays

@@ -381,11 +381,6 @@ export class JsonBytes {
     this.#pos += this.#encoder.encodeInto(s, buf.subarray(this.#pos)).written
   }
 
-  bytes(b: Uint8Array): void {
-    this.#reserve(b.length).set(b, this.#pos)
-    this.#pos += b.length
-  }
-
   /**
    * `<prefix>HH:MM:SS.<fraction>Z"` for a second of the day and a fraction of `width` digits,
    * with one capacity check: the per-value part of a UTC TIMESTAMP (prefix: `"YYYY-MM-DDT`).
@@ -488,6 +483,36 @@ function columnWriter(kind: number, precision: Precision, tz: string | undefined
   }
 }
 
+/**
+ * Rows 0..n-1 as `[v,v],[v,v]` (a comma first when `leadingComma`), `cell(r, i)` being row r's
+ * value of column i; `afterRow` runs after each row. The one row loop of both the main thread's
+ * row chunks and the worker's numeric columns.
+ */
+function writeRows(
+  out: JsonBytes,
+  n: number,
+  write: readonly WriteValue[],
+  cell: (r: number, i: number) => unknown,
+  leadingComma: boolean,
+  afterRow?: () => void,
+): void {
+  const ncol = write.length
+  for (let r = 0; r < n; r++) {
+    if (leadingComma || r > 0) {
+      out.byte(COMMA)
+    }
+    out.byte(OPEN)
+    for (let i = 0; i < ncol; i++) {
+      if (i > 0) {
+        out.byte(COMMA)
+      }
+      write[i](out, cell(r, i))
+    }
+    out.byte(CLOSE)
+    afterRow?.()
+  }
+}
+
 /** A numeric column of a chunk as typed arrays: what crosses to an encode worker. */
 export interface NumericColumn {
   kind: number
@@ -559,26 +584,16 @@ export function numericColumns(chunk: unknown[][], n: number, kinds: readonly nu
 
 /** Writes a job's rows as the main thread would: `[..],[..]`, no leading comma. */
 export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): void {
-  const ncol = job.columns.length
-  const write = job.columns.map((c) => columnWriter(c.kind, job.precision, job.tz))
-  for (let r = 0; r < job.rows; r++) {
-    if (r > 0) {
-      out.byte(COMMA)
+  const cols = job.columns
+  const write = cols.map((c) => columnWriter(c.kind, job.precision, job.tz))
+  const cell = (r: number, i: number): unknown => {
+    const c = cols[i]
+    if (c.nulls !== undefined && c.nulls[r] === 1) {
+      return null
     }
-    out.byte(OPEN)
-    for (let i = 0; i < ncol; i++) {
-      if (i > 0) {
-        out.byte(COMMA)
-      }
-      const col = job.columns[i]
-      if (col.nulls !== undefined && col.nulls[r] === 1) {
-        write[i](out, null)
-      } else {
-        write[i](out, col.kind === K_BOOL ? col.values[r] !== 0 : col.values[r])
-      }
-    }
-    out.byte(CLOSE)
+    return c.kind === K_BOOL ? c.values[r] !== 0 : c.values[r]
   }
+  writeRows(out, job.rows, write, cell, false)
 }
 
 export interface EncodeOptions {
@@ -618,30 +633,15 @@ export async function* encodeQueryBody(
   const { columns, precision } = result
   const limit = opts.rowLimit < 0 ? Infinity : opts.rowLimit
   const partBytes = opts.partBytes ?? 64 * 1024
-  const ncol = columns.length
   const kinds = columns.map((c) => kindOf(c.type))
   const write = kinds.map((k) => columnWriter(k, precision, opts.tz))
   const offload = opts.offload
   const out = new JsonBytes(partBytes + 16 * 1024)
   /** parts in row order; an offloaded part blocks the ones after it until its bytes are back */
   const queue: Array<Uint8Array | OffloadedPart> = []
-  const writeRows = (o: JsonBytes, chunk: unknown[][], n: number, first: boolean, flush: boolean): void => {
-    for (let r = 0; r < n; r++) {
-      const row = chunk[r]
-      if (!first || r > 0) {
-        o.byte(COMMA)
-      }
-      o.byte(OPEN)
-      for (let i = 0; i < ncol; i++) {
-        if (i > 0) {
-          o.byte(COMMA)
-        }
-        write[i](o, row[i])
-      }
-      o.byte(CLOSE)
-      if (flush && o.length >= partBytes) {
-        queue.push(o.take())
-      }
+  const flushFull = (): void => {
+    if (out.length >= partBytes) {
+      queue.push(out.take())
     }
   }
   /** the bytes of an offloaded part; encoded here if the worker failed */
@@ -650,7 +650,7 @@ export async function* encodeQueryBody(
       return p.bytes
     }
     const o = new JsonBytes(partBytes + 16 * 1024)
-    writeRows(o, p.chunk, p.rows, true, false)
+    writeRows(o, p.rows, write, (r, i) => p.chunk[r][i], false)
     return o.take()
   }
   let sent = 0
@@ -679,7 +679,7 @@ export async function* encodeQueryBody(
         )
         queue.push(part)
       } else {
-        writeRows(out, chunk, n, sent === 0, true)
+        writeRows(out, n, write, (r, i) => chunk[r][i], sent > 0, flushFull)
       }
       sent += n
       while (queue.length > 0) {

@@ -62,13 +62,13 @@ const U64_LABEL = `bigint unsigned out of range[0,${U64_MAX}]`
 const FLT_MAX = 3.4028234663852886e38
 const FLOAT_LABEL = 'float out of range[-3.402823466e+38,3.402823466e+38]'
 
+/** Entries of the series-key cache after which it starts again (bounded memory, as the workers' dictionaries). */
+const MAX_SERIES_KEYS = 100_000
+
 /**
  * Reusable parser context. `parse` may be called any number of times; each call resets it first.
  * Not re-entrant: do not call `parse` on the same context from inside a callback.
  */
-/** Entries of the series-key cache after which it starts again (bounded memory, as the workers' dictionaries). */
-const MAX_SERIES_KEYS = 100_000
-
 export class LineProtoParser {
   private readonly builder = new PointBuilder()
   private body = ''

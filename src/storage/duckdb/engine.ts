@@ -428,15 +428,13 @@ export class DuckDBEngine implements Engine {
     }
     return this.writeLock.run(async () => {
       const conn = this.writeConn
-      if (groups.length === 1) {
-        const n = await this.appendAlone(conn, groups[0])
-        if (n !== undefined) {
-          return n
-        }
+      const first = await this.prepareGroup(conn, groups[0])
+      if (groups.length === 1 && this.appendsAlone(first)) {
+        return this.writePrepared(conn, first)
       }
       await conn.run('BEGIN TRANSACTION')
       try {
-        const n = await this.writeGroups(conn, groups)
+        const n = await this.writeGroups(conn, groups, first)
         await conn.run('COMMIT')
         return n
       } catch (err) {
@@ -448,28 +446,25 @@ export class DuckDBEngine implements Engine {
     })
   }
 
-  private async writeGroups(conn: DuckDBConnection, groups: WriteGroup[]): Promise<number> {
+  /** `first`: groups[0] already prepared (writeRows prepares it to choose the path) */
+  private async writeGroups(conn: DuckDBConnection, groups: WriteGroup[], first?: PreparedGroup): Promise<number> {
     let n = 0
-    for (const g of groups) {
-      const info = await this.targetInfo(conn, g.schema, g.table)
-      for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
-        if (!info.names.includes(c)) {
-          throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
-        }
-      }
-      const newest = await this.newestOf(conn, g)
-      const scan = scanKeys(g, newest)
-      n += this.directAppend && scan.appendOnly
-        ? await this.appendDirect(conn, g, info)
-        : await this.writeStaged(conn, g, info, scan)
-      for (const [key, ts] of scan.newest) {
-        const known = newest.get(key)
-        if (known === undefined || ts > known) {
-          newest.set(key, ts)
-        }
-      }
+    for (const [i, g] of groups.entries()) {
+      n += await this.writePrepared(conn, i === 0 && first !== undefined ? first : await this.prepareGroup(conn, g))
     }
     return n
+  }
+
+  /** The target's layout (every column must exist), its newest-timestamp bounds and the group's key scan. */
+  private async prepareGroup(conn: DuckDBConnection, g: WriteGroup): Promise<PreparedGroup> {
+    const info = await this.targetInfo(conn, g.schema, g.table)
+    for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
+      if (!info.names.includes(c)) {
+        throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
+      }
+    }
+    const newest = await this.newestOf(conn, g)
+    return { g, info, newest, scan: scanKeys(g, newest) }
   }
 
   /**
@@ -477,37 +472,29 @@ export class DuckDBEngine implements Engine {
    * transaction: that flush is one DuckDB transaction of its own, all or nothing, committed
    * before closeSync returns. Skipping BEGIN and COMMIT saves two round trips to the thread
    * pool: 10,000-row INSERTs reached 0.56-0.58 of raw DuckDB's rate instead of 0.48-0.50, and
-   * 5000-line line-protocol writes one at a time ~10% more points/s. Undefined when the write
-   * needs the transaction (staging, more rows than one flush, direct appends off).
+   * 5000-line line-protocol writes one at a time ~10% more points/s.
    */
-  private async appendAlone(conn: DuckDBConnection, g: WriteGroup): Promise<number | undefined> {
-    if (!this.directAppend) {
-      return undefined
+  private appendsAlone(p: PreparedGroup): boolean {
+    if (!this.directAppend || !p.scan.appendOnly) {
+      return false
     }
     let rows = 0
-    for (const b of g.batches) {
+    for (const b of p.g.batches) {
       rows += b.rows.length
     }
     // appendChunks flushes after every FLUSH_ROWS rows: more would be several transactions
-    if (rows > FLUSH_ROWS) {
-      return undefined
-    }
-    const info = await this.targetInfo(conn, g.schema, g.table)
-    for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
-      if (!info.names.includes(c)) {
-        return undefined
-      }
-    }
-    const newest = await this.newestOf(conn, g)
-    const scan = scanKeys(g, newest)
-    if (!scan.appendOnly) {
-      return undefined
-    }
-    const n = await this.appendDirect(conn, g, info)
-    for (const [key, ts] of scan.newest) {
-      const known = newest.get(key)
+    return rows <= FLUSH_ROWS
+  }
+
+  /** Appends or stages the group, then raises the table's newest-timestamp bounds. */
+  private async writePrepared(conn: DuckDBConnection, p: PreparedGroup): Promise<number> {
+    const n = this.directAppend && p.scan.appendOnly
+      ? await this.appendDirect(conn, p.g, p.info)
+      : await this.writeStaged(conn, p.g, p.info, p.scan)
+    for (const [key, ts] of p.scan.newest) {
+      const known = p.newest.get(key)
       if (known === undefined || ts > known) {
-        newest.set(key, ts)
+        p.newest.set(key, ts)
       }
     }
     return n
@@ -804,6 +791,14 @@ async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
   } catch {
     // no transaction active (it may already have been rolled back by DuckDB)
   }
+}
+
+/** A write group with what writing it needs (DuckDBEngine.prepareGroup). */
+interface PreparedGroup {
+  g: WriteGroup
+  info: TargetInfo
+  newest: Newest
+  scan: KeyScan
 }
 
 interface KeyScan {
