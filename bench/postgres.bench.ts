@@ -146,7 +146,7 @@ export async function runPgBench(log: (s: string) => void): Promise<PgBenchResul
           const r = await timedQuery(adapter.url, AGG_QUERY)
           times.push(r.ms)
           firstBytes.push(r.firstByteMs)
-          aggRows = r.body.rows
+          aggRows = r.rows
         }
         restAggMs = median(times)
         restAggFirstByteMs = median(firstBytes)

@@ -153,6 +153,10 @@ export function traceEngine(engine: Engine): Engine {
     })
   }
 
+  const streamNumeric = engine.streamNumeric?.bind(engine)
+  const streamSpan = (sql: string): Span =>
+    tracer.startSpan('db.stream', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': system, 'db.operation.name': 'stream', 'db.query.text': sql } })
+
   return {
     get dialect() {
       return engine.dialect
@@ -160,8 +164,11 @@ export function traceEngine(engine: Engine): Engine {
     exec: (sql: string, opts?: QueryOptions) => run('exec', sql, () => engine.exec(sql, opts)),
     query: (sql: string, opts?: QueryOptions) => run('query', sql, () => engine.query(sql, opts)),
     stream(sql: string, opts?: QueryOptions) {
-      return traceStream(tracer.startSpan('db.stream', { kind: SpanKind.CLIENT, attributes: { 'db.system.name': system, 'db.operation.name': 'stream', 'db.query.text': sql } }), engine.stream(sql, opts))
+      return traceStream(streamSpan(sql), engine.stream(sql, opts))
     },
+    ...(streamNumeric === undefined
+      ? {}
+      : { streamNumeric: (sql: string, opts?: QueryOptions) => traceStream(streamSpan(sql), streamNumeric(sql, opts)) }),
     transaction: <T>(fn: (tx: Engine) => Promise<T>) => run('transaction', undefined, () => engine.transaction(fn)),
     writeRows: (batches: RowBatch[]) =>
       run('writeRows', undefined, async () => {

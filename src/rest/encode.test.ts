@@ -2,22 +2,38 @@ import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
 import { formatTimestamp } from '../sql/time.js'
-import type { Precision } from '../storage/types.js'
+import type { NumericChunk, Precision } from '../storage/types.js'
 import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64, TimestampFormatter, type RowsOffload } from './encode.js'
 import { createRowsOffload, type RowsOffloadHandle } from './encode-offload.js'
 
+/**
+ * The encoded body of a result of `chunks`. With `asNumeric`, the result also has the `numeric`
+ * form (which the encoder reads then), in which the chunks `asNumeric` picks come as columns.
+ */
 async function body(
   columns: ColumnMeta[],
   chunks: unknown[][][],
   opts = { rowLimit: -1 } as { rowLimit: number; tz?: string; offload?: RowsOffload },
   precision: 'ms' | 'us' | 'ns' = 'ms',
+  asNumeric?: (k: number) => boolean,
 ): Promise<string> {
   async function* rows(): AsyncGenerator<unknown[][]> {
     for (const c of chunks) {
       yield c
     }
   }
-  const result: Extract<SqlResult, { kind: 'rows' }> = { kind: 'rows', columns, precision, rows: rows() }
+  async function* numeric(): AsyncGenerator<unknown[][] | NumericChunk> {
+    for (let k = 0; k < chunks.length; k++) {
+      yield asNumeric?.(k) ? toNumeric(chunks[k]) : chunks[k]
+    }
+  }
+  const result: Extract<SqlResult, { kind: 'rows' }> = {
+    kind: 'rows',
+    columns,
+    precision,
+    rows: rows(),
+    ...(asNumeric === undefined ? {} : { numeric: numeric() }),
+  }
   const parts: Uint8Array[] = []
   for await (const part of encodeQueryBody(result, opts)) {
     parts.push(part)
@@ -282,6 +298,26 @@ describe('encodeQueryBody bytes', () => {
   })
 })
 
+/** A row chunk as the engine's numeric columns (BOOL 1/0, NULL 0 with its mask bit set). */
+function toNumeric(chunk: unknown[][]): NumericChunk {
+  const width = chunk[0].length
+  const columns = Array.from({ length: width }, (_, c) => {
+    const values = new Float64Array(chunk.length)
+    let nulls: Uint8Array | undefined
+    chunk.forEach((row, r) => {
+      const v = row[c]
+      if (v === null) {
+        nulls ??= new Uint8Array(chunk.length)
+        nulls[r] = 1
+      } else {
+        values[r] = typeof v === 'boolean' ? (v ? 1 : 0) : Number(v)
+      }
+    })
+    return { values, nulls, integral: true }
+  })
+  return { rowCount: chunk.length, columns }
+}
+
 // ---- with the encode worker (encode-offload.ts) ---------------------------------------------
 
 const logger = pino({ level: 'silent' })
@@ -361,6 +397,25 @@ describe('encodeQueryBody with an encode worker', () => {
     }
   })
 
+  it('writes numeric chunks (columns from the engine) as the rows they stand for, here and on the worker', async () => {
+    offload = createRowsOffload(logger)
+    const chunks = numericChunks(8)
+    // columns and rows mixed, in result order; the limit cuts inside a numeric chunk
+    const numericAt = (k: number): boolean => k !== 2 && k !== 5
+    for (const [precision, tz, rowLimit] of [
+      ['ms', undefined, -1],
+      ['us', 'Asia/Shanghai', -1],
+      ['ms', undefined, 7000],
+    ] as const) {
+      const opts = tz === undefined ? { rowLimit } : { rowLimit, tz }
+      const plain = await body(NUMERIC_COLUMNS, chunks, opts, precision)
+      expect(await body(NUMERIC_COLUMNS, chunks, opts, precision, numericAt)).toBe(plain)
+      const via = counting(offload)
+      expect(await body(NUMERIC_COLUMNS, chunks, { ...opts, offload: via }, precision, numericAt)).toBe(plain)
+      expect(via.jobs).toBeGreaterThan(0)
+    }
+  })
+
   it('cuts at the row limit inside an offloaded chunk', async () => {
     offload = createRowsOffload(logger)
     const chunks = numericChunks(4)
@@ -396,5 +451,11 @@ describe('encodeQueryBody with an encode worker', () => {
     expect(via.jobs).toBeGreaterThan(0)
     expect(got).toBe(await body(NUMERIC_COLUMNS, chunks, { rowLimit: -1 }))
     expect(offload.accepting).toBe(false)
+    // a numeric chunk whose job failed is encoded here from its columns
+    const failing = createRowsOffload(logger, { workerSource: 'throw new Error("no worker here")' })
+    const viaFailing = counting(failing)
+    expect(await body(NUMERIC_COLUMNS, chunks, { rowLimit: -1, offload: viaFailing }, 'ms', () => true)).toBe(got)
+    expect(viaFailing.jobs).toBeGreaterThan(0)
+    await failing.close()
   })
 })

@@ -582,18 +582,22 @@ export function numericColumns(chunk: unknown[][], n: number, kinds: readonly nu
   return out
 }
 
+/** Row r's value of column i of numeric columns (a BOOL column holds 1/0), as a row chunk would have it. */
+function numericCell(columns: ReadonlyArray<Pick<NumericColumn, 'values' | 'nulls'>>, kinds: readonly number[]): (r: number, i: number) => unknown {
+  return (r, i) => {
+    const c = columns[i]
+    if (c.nulls !== undefined && c.nulls[r] === 1) {
+      return null
+    }
+    return kinds[i] === K_BOOL ? c.values[r] !== 0 : c.values[r]
+  }
+}
+
 /** Writes a job's rows as the main thread would: `[..],[..]`, no leading comma. */
 export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): void {
   const cols = job.columns
   const write = cols.map((c) => columnWriter(c.kind, job.precision, job.tz))
-  const cell = (r: number, i: number): unknown => {
-    const c = cols[i]
-    if (c.nulls !== undefined && c.nulls[r] === 1) {
-      return null
-    }
-    return c.kind === K_BOOL ? c.values[r] !== 0 : c.values[r]
-  }
-  writeRows(out, job.rows, write, cell, false)
+  writeRows(out, job.rows, write, numericCell(cols, cols.map((c) => c.kind)), false)
 }
 
 export interface EncodeOptions {
@@ -613,7 +617,8 @@ interface OffloadedPart {
   /** settles (never rejects) when the worker answered */
   settled: Promise<void>
   bytes: Uint8Array | undefined
-  chunk: unknown[][]
+  /** the chunk's values, for encoding it here */
+  cell: (r: number, i: number) => unknown
   rows: number
 }
 
@@ -650,15 +655,23 @@ export async function* encodeQueryBody(
       return p.bytes
     }
     const o = new JsonBytes(partBytes + 16 * 1024)
-    writeRows(o, p.rows, write, (r, i) => p.chunk[r][i], false)
+    writeRows(o, p.rows, write, p.cell, false)
     return o.take()
   }
   let sent = 0
   out.text(`{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`)
   if (sent < limit) {
-    for await (const chunk of result.rows) {
-      const n = Math.min(chunk.length, limit - sent)
-      const numeric = offload !== undefined && offload.accepting && n >= OFFLOAD_MIN_ROWS ? numericColumns(chunk, n, kinds) : undefined
+    for await (const chunk of result.numeric ?? result.rows) {
+      const isRows = Array.isArray(chunk)
+      const n = Math.min(isRows ? chunk.length : chunk.rowCount, limit - sent)
+      const cell = isRows ? (r: number, i: number): unknown => chunk[r][i] : numericCell(chunk.columns, kinds)
+      let numeric: NumericColumn[] | undefined
+      if (offload !== undefined && offload.accepting && n >= OFFLOAD_MIN_ROWS) {
+        numeric = isRows
+          ? numericColumns(chunk, n, kinds)
+          : // copies: the transferred buffers leave this thread, and a failed job is encoded here
+            chunk.columns.map((c, i) => ({ kind: kinds[i], values: c.values.slice(0, n), nulls: c.nulls?.slice(0, n) }))
+      }
       if (numeric !== undefined && offload !== undefined) {
         if (sent > 0) {
           out.byte(COMMA)
@@ -666,7 +679,7 @@ export async function* encodeQueryBody(
         if (out.length > 0) {
           queue.push(out.take())
         }
-        const part: OffloadedPart = { done: false, settled: Promise.resolve(), bytes: undefined, chunk, rows: n }
+        const part: OffloadedPart = { done: false, settled: Promise.resolve(), bytes: undefined, cell, rows: n }
         part.settled = offload.encode({ precision, tz: opts.tz, rows: n, columns: numeric }).then(
           (b) => {
             part.bytes = b
@@ -679,7 +692,7 @@ export async function* encodeQueryBody(
         )
         queue.push(part)
       } else {
-        writeRows(out, n, write, (r, i) => chunk[r][i], sent > 0, flushFull)
+        writeRows(out, n, write, cell, sent > 0, flushFull)
       }
       sent += n
       while (queue.length > 0) {

@@ -1,4 +1,4 @@
-import type { Precision, TdType } from '../storage/types.js'
+import type { NumericChunk, Precision, TdType } from '../storage/types.js'
 
 /** Column of a result set as it appears in REST `column_meta`: [name, type, length]. */
 export interface ColumnMeta {
@@ -14,6 +14,9 @@ export interface ColumnMeta {
  *    number (BIGINT/BIGINT UNSIGNED as bigint); FLOAT/DOUBLE number; VARCHAR/NCHAR string;
  *    TIMESTAMP bigint ticks in `precision`; JSON a parsed object (or scalar for `->`); NULL null.
  *    `rows` streams chunks so large results keep bounded memory.
+ *    `numeric`, when present, is the same result where chunks of an all-numeric result may come
+ *    as columns (BOOL 1/0, integer and TIMESTAMP values as exact numbers); a consumer iterates
+ *    `rows` or `numeric`, not both.
  */
 export type SqlResult =
   | { kind: 'exec'; affectedRows: number }
@@ -22,6 +25,7 @@ export type SqlResult =
       columns: ColumnMeta[]
       precision: Precision
       rows: AsyncIterable<unknown[][]>
+      numeric?: AsyncIterable<unknown[][] | NumericChunk>
     }
 
 /** Who runs the statement and against which default database (the `/rest/sql/{db}` segment). */

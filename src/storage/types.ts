@@ -141,6 +141,24 @@ export interface Dialect {
 /** One result chunk: rows of physical values, in the column order of the query. */
 export type RowChunk = unknown[][]
 
+/**
+ * A result chunk whose columns are all numeric, as columns (Engine.streamNumeric): no JS value
+ * per cell. Values are exact: BOOLEAN as 1/0, integers only within +-(2^53 - 1) (a chunk with
+ * larger ones comes as rows).
+ */
+export interface NumericChunk {
+  readonly rowCount: number
+  readonly columns: NumericVector[]
+}
+
+export interface NumericVector {
+  values: Float64Array
+  /** 1 = NULL (its value is 0); absent when the column has none */
+  nulls: Uint8Array | undefined
+  /** the backend column is an integer or BOOLEAN type (not FLOAT/DOUBLE) */
+  integral: boolean
+}
+
 export interface QueryOptions {
   signal?: AbortSignal
   /** rows per chunk when streaming */
@@ -160,6 +178,11 @@ export interface Engine {
   query(sql: string, opts?: QueryOptions): Promise<unknown[][]>
   /** Large results, streamed in chunks with bounded memory. */
   stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk>
+  /**
+   * `stream`, except that chunks whose columns are all numeric may come as NumericChunk (for
+   * consumers that encode numbers anyway). Optional: backends without it stream rows.
+   */
+  streamNumeric?(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk | NumericChunk>
   /** Run `fn` in one transaction on one connection; rolled back when it throws. */
   transaction<T>(fn: (tx: Engine) => Promise<T>): Promise<T>
   /**

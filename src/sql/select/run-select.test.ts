@@ -4,7 +4,9 @@ import { Cursor } from '../cursor.js'
 import { tokenize } from '../lexer.js'
 import type { SqlContext } from '../result.js'
 import { parseSelect } from './parse-select.js'
-import { runSelect } from './run-select.js'
+import type { NumericChunk } from '../../storage/types.js'
+import { converter, type SelectPlan } from './plan-select.js'
+import { numericRows, runSelect } from './run-select.js'
 
 // T0 = 2023-11-14T22:13:00.000Z, a whole minute, so 1m windows start at T0
 const T0 = 1_699_999_980_000
@@ -489,6 +491,67 @@ describe('precision', () => {
       [US0 + 2000n, 1n],
     ])
     expect(await rows("select count(*) from dbus.u1 where ts >= '2023-11-14 22:13:00.0015'")).toEqual([[2n]])
+  })
+})
+
+describe('numeric form', () => {
+  /** the result's `numeric` form as values (numbers, BOOL booleans), and how many chunks came as columns */
+  async function numericForm(sql: string): Promise<{ values: unknown[][]; columnChunks: number } | undefined> {
+    const res = await runSelect(parseSelect(new Cursor(sql, tokenize(sql))), { storage, ctx: { user: 'root' }, now: () => NOW_MS })
+    if (res.kind !== 'rows' || res.numeric === undefined) {
+      return undefined
+    }
+    const values: unknown[][] = []
+    let columnChunks = 0
+    for await (const chunk of res.numeric) {
+      if (Array.isArray(chunk)) {
+        values.push(...chunk)
+        continue
+      }
+      columnChunks++
+      for (let r = 0; r < chunk.rowCount; r++) {
+        values.push(chunk.columns.map((c, i) => (c.nulls?.[r] === 1 ? null : res.columns[i].type === 'BOOL' ? c.values[r] !== 0 : c.values[r])))
+      }
+    }
+    return { values, columnChunks }
+  }
+
+  const asNumbers = (rows: unknown[][]): unknown[][] => rows.map((r) => r.map((v) => (typeof v === 'bigint' ? Number(v) : v)))
+
+  it('carries the values of the rows form for all-numeric results', async () => {
+    for (const sql of [
+      'select ts, c, f from db.d1',
+      'select _wstart, _wend, _wduration, count(*), avg(c), max(f), min(c), spread(c), stddev(f) from db.st interval(1m)',
+      'select _wstart, avg(c) from db.st partition by tbname interval(1m)',
+      'select c * 2, c / 3, c + 0.5, ts + 1, -c, c is null from db.st',
+      'select count(*), first(ts), last(c), sum(f) from db.st group by gid',
+      'select v from dbus.u1 where ts > 0',
+    ]) {
+      const form = await numericForm(sql)
+      expect(form, sql).toBeDefined()
+      expect(form!.columnChunks, sql).toBeGreaterThan(0)
+      expect(form!.values, sql).toEqual(asNumbers(await rows(sql)))
+    }
+  })
+
+  it('comes as rows where columns cannot carry the values exactly', async () => {
+    // nanosecond ticks are beyond 2^53: the chunk is rows of exact bigints
+    const ns = await numericForm('select ts, v from dbns.n1')
+    expect(ns?.columnChunks).toBe(0)
+    expect(ns?.values).toEqual(await rows('select ts, v from dbns.n1'))
+    // a fractional source of an integer column is truncated as the rows form's converter does
+    async function* source(): AsyncGenerator<NumericChunk> {
+      yield { rowCount: 2, columns: [{ values: new Float64Array([2.7, -2.7]), nulls: undefined, integral: false }] }
+    }
+    const plan = { columns: [{ name: 'n', type: 'BIGINT' as const, length: 8 }], convert: [converter({ type: 'BIGINT', length: 8 })] } as unknown as SelectPlan
+    const out: unknown[] = []
+    for await (const chunk of numericRows(source(), plan)) {
+      out.push(chunk)
+    }
+    expect(out).toEqual([[[2n], [-2n]]])
+    // text, and FILL, have no numeric form
+    expect(await numericForm('select ts, s from db.d1')).toBeUndefined()
+    expect(await numericForm("select _wstart, avg(c) from db.d1 where ts >= '2023-11-14 22:13:00' and ts < '2023-11-14 22:17:00' interval(1m) fill(null)")).toBeUndefined()
   })
 })
 

@@ -1,4 +1,5 @@
 import type { Storage } from '../../storage/index.js'
+import type { NumericChunk } from '../../storage/types.js'
 import { TD, TdError } from '../errors.js'
 import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
@@ -29,13 +30,28 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
   })
   const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
-  const raw = backendRows(env.storage, plan, opts)
-  return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows: convertRows(raw, plan) }
+  const engine = env.storage.engine
+  const rows = convertRows(backendRows(() => engine.stream(plan.sql, opts)), plan)
+  if (plan.fill !== undefined || engine.streamNumeric === undefined || !plan.columns.every((c) => NUMERIC_TYPES.has(c.type))) {
+    return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows }
+  }
+  const streamNumeric = engine.streamNumeric.bind(engine)
+  const numeric = numericRows(backendRows(() => streamNumeric(plan.sql, opts)), plan)
+  return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows, numeric }
 }
 
-async function* backendRows(storage: Storage, plan: SelectPlan, opts: { signal?: AbortSignal }): AsyncIterable<unknown[][]> {
+/** Result types whose values a NumericChunk carries exactly; the ones in INTEGRAL_TYPES need integer sources. */
+const NUMERIC_TYPES = new Set<string>([
+  'BOOL', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'TINYINT UNSIGNED', 'SMALLINT UNSIGNED', 'INT UNSIGNED', 'BIGINT UNSIGNED', 'TIMESTAMP', 'FLOAT', 'DOUBLE',
+])
+const INTEGRAL_TYPES = new Set<string>([
+  'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'TINYINT UNSIGNED', 'SMALLINT UNSIGNED', 'INT UNSIGNED', 'BIGINT UNSIGNED', 'TIMESTAMP',
+])
+
+/** The engine's chunks, its errors as TdError; `open` runs at the first pull (only the form consumed starts a query). */
+async function* backendRows<T>(open: () => AsyncIterable<T>): AsyncIterable<T> {
   try {
-    for await (const chunk of storage.engine.stream(plan.sql, opts)) {
+    for await (const chunk of open()) {
       yield chunk
     }
   } catch (err) {
@@ -47,30 +63,73 @@ async function* backendRows(storage: Storage, plan: SelectPlan, opts: { signal?:
   }
 }
 
+/**
+ * The backend's chunks for a result of NUMERIC_TYPES columns (no FILL): columns pass through
+ * (hidden ones dropped) when they already are the result's values, i.e. an integer result
+ * column has an integer source; otherwise (a DOUBLE feeding a BIGINT is truncated) the chunk
+ * becomes rows, converted as in convertRows.
+ */
+export async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan: SelectPlan): AsyncIterable<unknown[][] | NumericChunk> {
+  const width = plan.columns.length
+  const conv = plan.convert
+  for await (const chunk of src) {
+    if (Array.isArray(chunk)) {
+      yield convertInPlace(chunk, width, conv)
+      continue
+    }
+    const columns = chunk.columns.slice(0, width)
+    if (columns.every((c, i) => c.integral || !INTEGRAL_TYPES.has(plan.columns[i].type))) {
+      yield { rowCount: chunk.rowCount, columns }
+      continue
+    }
+    const rows = new Array<unknown[]>(chunk.rowCount)
+    for (let r = 0; r < rows.length; r++) {
+      const row = new Array<unknown>(width)
+      for (let i = 0; i < width; i++) {
+        const c = columns[i]
+        row[i] = c.nulls !== undefined && c.nulls[r] === 1 ? null : conv[i](c.values[r])
+      }
+      rows[r] = row
+    }
+    yield rows
+  }
+}
+
+/**
+ * Backend rows converted to result values. The engine's rows are fresh arrays of this query:
+ * converted in place, not copied (a 160,000-row aggregate allocated as many arrays again).
+ * Columns past `width` are hidden ones (window start, partition keys) that only FILL reads, in
+ * their raw form.
+ */
+function convertInPlace(chunk: unknown[][], width: number, conv: SelectPlan['convert']): unknown[][] {
+  for (let r = 0; r < chunk.length; r++) {
+    const row = chunk[r]
+    for (let i = 0; i < width; i++) {
+      row[i] = conv[i](row[i])
+    }
+  }
+  return chunk
+}
+
 async function* convertRows(src: AsyncIterable<unknown[][]>, plan: SelectPlan): AsyncIterable<unknown[][]> {
   const width = plan.columns.length
   const conv = plan.convert
+  const fill = plan.fill
+  if (fill === undefined) {
+    for await (const chunk of src) {
+      yield convertInPlace(chunk, width, conv)
+    }
+    return
+  }
   const converted = async function* (): AsyncIterable<unknown[][]> {
     for await (const chunk of src) {
-      // The engine's rows are fresh arrays of this query: converted in place, not copied (a
-      // 160,000-row aggregate allocated as many arrays again). Columns past `width` are hidden
-      // ones (window start, partition keys) that only FILL reads, in their raw form.
-      for (let r = 0; r < chunk.length; r++) {
-        const row = chunk[r]
-        for (let i = 0; i < width; i++) {
-          row[i] = conv[i](row[i])
-        }
-        if (plan.fill !== undefined) {
-          const w = row[plan.fill.wIndex]
-          row[plan.fill.wIndex] = typeof w === 'bigint' ? w : BigInt(w as number)
-        }
+      convertInPlace(chunk, width, conv)
+      for (const row of chunk) {
+        const w = row[fill.wIndex]
+        row[fill.wIndex] = typeof w === 'bigint' ? w : BigInt(w as number)
       }
       yield chunk
     }
   }
-  if (plan.fill === undefined) {
-    yield* converted()
-    return
-  }
-  yield* fillWindows(converted(), { ...plan.fill, convert: conv, width })
+  yield* fillWindows(converted(), { ...fill, convert: conv, width })
 }

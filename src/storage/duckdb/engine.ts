@@ -8,7 +8,8 @@ import {
   JSDuckDBValueConverter,
 } from '@duckdb/node-api'
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api'
-import type { Dialect, Engine, QueryOptions, RowBatch, RowChunk } from '../types.js'
+import type { Dialect, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
+import { concatNumeric, numericChunk } from './numeric-chunk.js'
 import { duckdbDialect } from './dialect.js'
 import { groupBatches, type WriteGroup } from '../write-groups.js'
 import { yieldToEventLoop } from '../../event-loop.js'
@@ -376,7 +377,15 @@ export class DuckDBEngine implements Engine {
     })
   }
 
-  async *stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
+  stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
+    return this.streamChunks(sql, opts, false) as AsyncIterable<RowChunk>
+  }
+
+  streamNumeric(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk | NumericChunk> {
+    return this.streamChunks(sql, opts, true)
+  }
+
+  private async *streamChunks(sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncIterable<RowChunk | NumericChunk> {
     this.assertOpen()
     const tx = this.txStore.getStore()
     const c = tx ? tx.conn : await this.pool.acquire()
@@ -384,7 +393,7 @@ export class DuckDBEngine implements Engine {
     try {
       // inside the try: an already-aborted signal throws here and must still release c
       stop = watchAbort(c, opts?.signal)
-      yield* streamOn(c, sql, opts)
+      yield* streamOn(c, sql, opts, numeric)
     } finally {
       stop()
       if (!tx) {
@@ -661,10 +670,17 @@ async function execOn(
   }
 }
 
-async function* streamOn(c: DuckDBConnection, sql: string, opts?: QueryOptions): AsyncGenerator<RowChunk> {
+/**
+ * The result in chunks of about `opts.chunkRows` rows. With `numeric`, DuckDB chunks whose
+ * columns are all numeric come as NumericChunk (several merged up to the target), the others
+ * as rows, in result order.
+ */
+async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncGenerator<RowChunk | NumericChunk> {
   const target = Math.max(1, opts?.chunkRows ?? 4096)
   const result = await c.stream(sql)
   let buf: unknown[][] = []
+  let columns: NumericChunk[] = []
+  let columnRows = 0
   for (;;) {
     if (opts?.signal?.aborted) {
       throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('query aborted')
@@ -672,6 +688,22 @@ async function* streamOn(c: DuckDBConnection, sql: string, opts?: QueryOptions):
     const chunk = await result.fetchChunk()
     if (!chunk || chunk.rowCount === 0) {
       break
+    }
+    const asColumns = numeric && buf.length === 0 ? numericChunk(chunk) : undefined
+    if (asColumns !== undefined) {
+      columns.push(asColumns)
+      columnRows += asColumns.rowCount
+      if (columnRows >= target) {
+        yield concatNumeric(columns)
+        columns = []
+        columnRows = 0
+      }
+      continue
+    }
+    if (columns.length > 0) {
+      yield concatNumeric(columns)
+      columns = []
+      columnRows = 0
     }
     const rows = chunkRows(chunk)
     if (buf.length === 0 && rows.length >= target) {
@@ -688,6 +720,9 @@ async function* streamOn(c: DuckDBConnection, sql: string, opts?: QueryOptions):
         buf = []
       }
     }
+  }
+  if (columns.length > 0) {
+    yield concatNumeric(columns)
   }
   if (buf.length > 0) {
     yield buf
