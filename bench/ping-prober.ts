@@ -2,28 +2,56 @@
  * The readiness prober of the ping bench, run as its own process as a kubelet is: GETs /-/ping
  * every 10 ms over one keep-alive connection until the deadline and prints the latencies (ms)
  * as JSON. Run by ping.bench.ts: `node --import tsx bench/ping-prober.ts <url> <until epoch ms>`.
+ *
+ * It writes a prepared request to a plain socket and reads the answer itself: node:http's client
+ * cost ~0.7 ms of CPU per probe, and on a machine that ingest keeps busy the prober's own share
+ * of the CPU showed up in the latencies it measured.
  */
-import { Agent, request } from 'node:http'
+import { connect } from 'node:net'
 
 const [url, until] = [new URL(process.argv[2]), Number(process.argv[3])]
-const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`, 'latin1')
+const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true })
+await new Promise<void>((resolve, reject) => {
+  socket.once('connect', resolve)
+  socket.once('error', reject)
+})
+
+/** One response on the socket: its status once the head and a Content-Length body have arrived. */
+function answer(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let got = ''
+    const onData = (b: Buffer): void => {
+      got += b.toString('latin1')
+      const end = got.indexOf('\r\n\r\n')
+      if (end < 0) {
+        return
+      }
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(got.slice(0, end))?.[1] ?? 0)
+      if (got.length < end + 4 + length) {
+        return
+      }
+      if (got.length > end + 4 + length) {
+        reject(new Error(`unexpected bytes after the /-/ping response: ${JSON.stringify(got)}`))
+      }
+      socket.off('data', onData)
+      resolve(Number(got.slice(9, 12)))
+    }
+    socket.on('data', onData)
+  })
+}
+
 const out: number[] = []
 while (Date.now() < until) {
   const t = performance.now()
-  const status = await new Promise<number>((resolve, reject) => {
-    const req = request(url, { agent }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode ?? 0))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
+  const pending = answer()
+  socket.write(request)
+  const status = await pending
   out.push(performance.now() - t)
   if (status !== 200) {
     throw new Error(`/-/ping answered ${status}`)
   }
   await new Promise((r) => setTimeout(r, 10))
 }
-agent.destroy()
+socket.destroy()
 process.stdout.write(JSON.stringify(out))
