@@ -21,10 +21,8 @@ function view<T>(bytes: Uint8Array, size: number, make: (b: ArrayBuffer, off: nu
 
 function copying<A extends ArrayLike<number>>(size: number, make: (b: ArrayBuffer, off: number, n: number) => A): Reader {
   return (bytes, n, out) => {
-    const src = view(bytes, size, make, n)
-    for (let r = 0; r < n; r++) {
-      out[r] = src[r]
-    }
+    // TypedArray#set converts element types natively (a plain copy for DOUBLE)
+    out.set(view(bytes, size, make, n))
     return true
   }
 }
