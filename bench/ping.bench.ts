@@ -5,13 +5,16 @@
  *   BENCH=ping npm run bench            (or: npx tsx bench/ping.bench.ts)
  *   PING_BENCH_SECONDS=10 PING_BENCH_WRITERS=2
  *
- * The adapter runs as its own process on an in-memory DuckDB. Bodies have the gen_lp.mjs shape
+ * The adapter runs as its own process on a DuckDB file. Bodies have the gen_lp.mjs shape
  * (1000 series, 1 field, ms timestamps, 5000 lines per body, a fresh time range per body so every
  * write inserts). Writers POST back to back; the prober is a process of its own (bench/ping-prober.ts,
  * as a kubelet is), so the writers' client work does not delay its measurements. It GETs /-/ping
  * every 10 ms over one keep-alive connection. Idle ping latency is measured first for comparison.
  */
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Agent, request } from 'node:http'
 import { AUTH, fmt, startAdapterProcess } from './lib.js'
 
@@ -88,7 +91,9 @@ async function probe(url: URL, until: number): Promise<number[]> {
 export async function runPingBench(log: (s: string) => void): Promise<PingBenchResult> {
   const seconds = Number(process.env.PING_BENCH_SECONDS ?? 10)
   const writers = Number(process.env.PING_BENCH_WRITERS ?? 2)
-  const adapter = await startAdapterProcess(['--storage.url=duckdb::memory:', '--smlAutoCreateDB=true', '--logLevel=warn'])
+  // a database file, as deployments have: its WAL and checkpoints are part of the load
+  const dir = mkdtempSync(join(tmpdir(), 'db-adapter-ping-'))
+  const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'ping.duckdb')}`, '--smlAutoCreateDB=true', '--logLevel=warn', `--log.path=${dir}`])
   try {
     const ping = new URL(`${adapter.url}/-/ping`)
     const idle = summarise(await probe(ping, Date.now() + 2000))
@@ -135,6 +140,7 @@ export async function runPingBench(log: (s: string) => void): Promise<PingBenchR
     }
   } finally {
     await adapter.stop()
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { statSync } from 'node:fs'
 import {
   DuckDBAppender,
   DuckDBConnection,
@@ -23,7 +24,25 @@ export interface DuckDBEngineOptions {
    * (default true). false sends every write through staging + update/insert; kept for tests.
    */
   directAppend?: boolean
+  /** WAL size (bytes) from which the engine checkpoints a file database; default 16 MiB (tests: smaller) */
+  checkpointWalBytes?: number
 }
+
+/**
+ * DuckDB checkpoints by itself when a commit finds the WAL past `checkpoint_threshold` (16 MiB),
+ * inside that commit. A one-flush append commits in the appender's closeSync on the main thread,
+ * so a checkpoint there blocked the event loop for 60-70 ms every few seconds of ingest (probes
+ * and queries waited). The engine turns that off and checkpoints on its own, asynchronously, on
+ * the write connection between writes.
+ */
+const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024
+/** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
+const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
+/**
+ * CHECKPOINT fails while any transaction runs (a long query, say); past this many times the
+ * engine's threshold the engine uses FORCE CHECKPOINT, which waits for them instead
+ */
+const FORCE_CHECKPOINT_FACTOR = 4
 
 /** A promise-chain mutex: callers run strictly one after another, in arrival order. */
 class Mutex {
@@ -310,19 +329,68 @@ export class DuckDBEngine implements Engine {
   private staleStaging: string[] = []
   private stagingSeq = 0
 
+  /** the running checkpoint (see CHECKPOINT_WAL_BYTES), if any */
+  private checkpointing: Promise<void> | undefined
+
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly writeConn: DuckDBConnection,
     readConnections: number,
     private readonly directAppend: boolean,
+    /** the WAL of a file database (undefined in memory) */
+    private readonly walPath: string | undefined,
+    private readonly checkpointWalBytes: number,
   ) {
     this.pool = new ConnectionPool(instance, readConnections)
   }
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
-    const instance = await DuckDBInstance.create(path)
+    const inMemory = path === ':memory:' || path === ''
+    const instance = await DuckDBInstance.create(path, inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD })
     const writeConn = await instance.connect()
-    return new DuckDBEngine(instance, writeConn, Math.max(1, opts.readConnections ?? 4), opts.directAppend ?? true)
+    return new DuckDBEngine(
+      instance,
+      writeConn,
+      Math.max(1, opts.readConnections ?? 4),
+      opts.directAppend ?? true,
+      inMemory ? undefined : `${path}.wal`,
+      opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
+    )
+  }
+
+  /**
+   * Starts a checkpoint on the write connection, after the writes queued before it, once the
+   * WAL has grown past the threshold. One that fails (transactions running) is tried again after
+   * a later write. Resolves when the checkpoint (if one started) is over; writers do not wait.
+   */
+  private checkpointIfDue(): Promise<void> | undefined {
+    if (this.walPath === undefined || this.checkpointing !== undefined || this.closed) {
+      return this.checkpointing
+    }
+    let size: number
+    try {
+      size = statSync(this.walPath).size
+    } catch {
+      // no WAL yet
+      return undefined
+    }
+    if (size < this.checkpointWalBytes) {
+      return undefined
+    }
+    const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
+    this.checkpointing = this.writeLock
+      .run(async () => {
+        if (!this.closed) {
+          await this.writeConn.run(sql)
+        }
+      })
+      .catch(() => {
+        // transactions were running: a later write tries again (FORCE once the WAL is large)
+      })
+      .finally(() => {
+        this.checkpointing = undefined
+      })
+    return this.checkpointing
   }
 
   private assertOpen(): void {
@@ -362,7 +430,11 @@ export class DuckDBEngine implements Engine {
   }
 
   async exec(sql: string, opts?: QueryOptions): Promise<number> {
-    return this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
+    const n = await this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
+    if (!this.txStore.getStore()) {
+      void this.checkpointIfDue()
+    }
+    return n
   }
 
   async query(sql: string, opts?: QueryOptions): Promise<unknown[][]> {
@@ -409,7 +481,7 @@ export class DuckDBEngine implements Engine {
       // DuckDB has no savepoints: a nested transaction joins the outer one
       return fn(this)
     }
-    return this.writeLock.run(async () => {
+    const result = await this.writeLock.run(async () => {
       const conn = this.writeConn
       await conn.run('BEGIN TRANSACTION')
       try {
@@ -423,6 +495,8 @@ export class DuckDBEngine implements Engine {
         throw err
       }
     })
+    void this.checkpointIfDue()
+    return result
   }
 
   async writeRows(batches: RowBatch[]): Promise<number> {
@@ -435,7 +509,7 @@ export class DuckDBEngine implements Engine {
     if (tx) {
       return this.writeGroups(tx.conn, groups)
     }
-    return this.writeLock.run(async () => {
+    const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
       const first = await this.prepareGroup(conn, groups[0])
       if (groups.length === 1 && this.appendsAlone(first)) {
@@ -453,6 +527,8 @@ export class DuckDBEngine implements Engine {
         throw err
       }
     })
+    void this.checkpointIfDue()
+    return n
   }
 
   /** `first`: groups[0] already prepared (writeRows prepares it to choose the path) */

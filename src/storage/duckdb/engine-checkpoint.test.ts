@@ -1,0 +1,85 @@
+/**
+ * A file database is checkpointed by the engine, after writes, once its WAL passes the threshold,
+ * instead of by DuckDB inside a commit (which, for a one-flush append, is the main thread's
+ * closeSync).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { DuckDBEngine } from './engine.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'db-adapter-checkpoint-'))
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const walSize = (file: string): number => {
+  try {
+    return statSync(`${file}.wal`).size
+  } catch {
+    return 0
+  }
+}
+
+/** `n` one-flush appends of 2000 rows each to td_c.t, continuing at `from` */
+async function append(engine: DuckDBEngine, from: number, n: number): Promise<number> {
+  for (let k = 0; k < n; k++) {
+    const rows = Array.from({ length: 2000 }, (_, i) => [BigInt(from + i), (from + i) / 3])
+    await engine.writeRows([{ db: 'c', table: 't', tid: 1, columns: ['ts', 'v'], rows }])
+    from += 2000
+  }
+  return from
+}
+
+async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms
+  while (!cond() && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return cond()
+}
+
+describe('DuckDB checkpoints', () => {
+  it('are taken by the engine between writes once the WAL passes its threshold, and keep every row', async () => {
+    const file = join(dir, 'a.duckdb')
+    const threshold = 256 * 1024
+    let engine = await DuckDBEngine.open(file, { checkpointWalBytes: threshold })
+    await engine.exec('CREATE SCHEMA td_c')
+    await engine.exec('CREATE TABLE td_c.t (_tid INTEGER, ts BIGINT, v DOUBLE)')
+    let next = await append(engine, 0, 2)
+    const small = walSize(file)
+    expect(small).toBeGreaterThan(0)
+    expect(small).toBeLessThan(threshold)
+    // DuckDB alone would not checkpoint below its own 16 MiB; the WAL shrinking shows the engine did
+    let peak = small
+    for (let k = 0; k < 40 && !(peak >= threshold && walSize(file) < threshold); k++) {
+      next = await append(engine, next, 1)
+      peak = Math.max(peak, walSize(file))
+    }
+    expect(peak).toBeGreaterThanOrEqual(threshold)
+    expect(await until(() => walSize(file) < threshold, 5000)).toBe(true)
+    expect(await engine.query('SELECT count(*), sum(ts) FROM td_c.t')).toEqual([[BigInt(next), BigInt((next * (next - 1)) / 2)]])
+    await engine.close()
+
+    engine = await DuckDBEngine.open(file, { checkpointWalBytes: threshold })
+    try {
+      expect(await engine.query('SELECT count(*) FROM td_c.t')).toEqual([[BigInt(next)]])
+    } finally {
+      await engine.close()
+    }
+  })
+
+  it('leave in-memory databases alone', async () => {
+    const engine = await DuckDBEngine.open(':memory:', { checkpointWalBytes: 1 })
+    try {
+      await engine.exec('CREATE SCHEMA td_c')
+      await engine.exec('CREATE TABLE td_c.t (_tid INTEGER, ts BIGINT, v DOUBLE)')
+      const next = await append(engine, 0, 3)
+      expect(await engine.query('SELECT count(*) FROM td_c.t')).toEqual([[BigInt(next)]])
+    } finally {
+      await engine.close()
+    }
+  })
+})
