@@ -39,8 +39,9 @@ const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024
 /** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
 const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
 /**
- * CHECKPOINT fails while any transaction runs (a long query, say); past this many times the
- * engine's threshold the engine uses FORCE CHECKPOINT, which waits for them instead
+ * A plain CHECKPOINT gives up when it cannot take DuckDB's checkpoint lock at once (open reads
+ * did not stop it in DuckDB 1.5; a write on another connection would); past this many times
+ * the engine's threshold the engine uses FORCE CHECKPOINT, which waits for the lock instead
  */
 const FORCE_CHECKPOINT_FACTOR = 4
 
@@ -360,8 +361,8 @@ export class DuckDBEngine implements Engine {
 
   /**
    * Starts a checkpoint on the write connection, after the writes queued before it, once the
-   * WAL has grown past the threshold. One that fails (transactions running) is tried again after
-   * a later write. Resolves when the checkpoint (if one started) is over; writers do not wait.
+   * WAL has grown past the threshold. One that fails is tried again after a later write.
+   * Resolves when the checkpoint (if one started) is over; writers do not wait for it.
    */
   private checkpointIfDue(): Promise<void> | undefined {
     if (this.walPath === undefined || this.checkpointing !== undefined || this.closed) {
@@ -385,7 +386,7 @@ export class DuckDBEngine implements Engine {
         }
       })
       .catch(() => {
-        // transactions were running: a later write tries again (FORCE once the WAL is large)
+        // the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
       })
       .finally(() => {
         this.checkpointing = undefined
