@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { createStoragePoolMetrics } from './storage-metrics.js'
+import { createStoragePoolMetrics, createStorageWalMetrics } from './storage-metrics.js'
 import type { PoolStats } from './storage-metrics.js'
 
 describe('createStoragePoolMetrics', () => {
@@ -26,5 +26,28 @@ describe('createStoragePoolMetrics', () => {
     const registry = new Registry()
     expect(createStoragePoolMetrics(registry, { dialect: { name: 'duckdb' } })).toBe(false)
     expect(await registry.metrics()).not.toContain('db_adapter_storage_pool')
+  })
+})
+
+describe('createStorageWalMetrics', () => {
+  it('reads the WAL size and the checkpoint totals at scrape time', async () => {
+    const registry = new Registry()
+    const stats = { walBytes: 100, done: 0, failed: 0 }
+    expect(createStorageWalMetrics(registry, { checkpointStats: () => ({ ...stats }) })).toBe(true)
+    let text = await registry.metrics()
+    expect(text).toContain('db_adapter_storage_wal_bytes 100')
+    expect(text).toContain('db_adapter_storage_checkpoints_total{result="done"} 0')
+    Object.assign(stats, { walBytes: 7, done: 3, failed: 1 })
+    text = await registry.metrics()
+    expect(text).toContain('db_adapter_storage_wal_bytes 7')
+    expect(text).toContain('db_adapter_storage_checkpoints_total{result="done"} 3')
+    expect(text).toContain('db_adapter_storage_checkpoints_total{result="failed"} 1')
+  })
+
+  it('registers nothing without a WAL to report', async () => {
+    const registry = new Registry()
+    expect(createStorageWalMetrics(registry, { checkpointStats: () => undefined })).toBe(false)
+    expect(createStorageWalMetrics(registry, { poolStats: () => ({ total: 1, idle: 1, waiting: 0 }) })).toBe(false)
+    expect(await registry.metrics()).not.toContain('db_adapter_storage_wal')
   })
 })

@@ -6,8 +6,12 @@
  *
  * Any engine with a `poolStats()` method reports: PostgreSQL's `pg` pool, DuckDB's read pool.
  * An engine without one registers nothing, so /metrics never shows made-up zeros.
+ *
+ * A DuckDB file database also reports its write-ahead log (`checkpointStats()`):
+ *  - `db_adapter_storage_wal_bytes`: the WAL's size now;
+ *  - `db_adapter_storage_checkpoints_total{result="done"|"failed"}`: the engine's checkpoints.
  */
-import { Gauge } from 'prom-client'
+import { Counter, Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
 
 export interface PoolStats {
@@ -54,6 +58,50 @@ export function createStoragePoolMetrics(registry: Registry, engine: unknown): b
     registers: [registry],
     collect() {
       this.set(source.poolStats().waiting)
+    },
+  })
+  return true
+}
+
+export interface CheckpointStats {
+  walBytes: number
+  done: number
+  failed: number
+}
+
+interface CheckpointStatsSource {
+  checkpointStats(): CheckpointStats | undefined
+}
+
+/**
+ * Registers the WAL and checkpoint metrics for `engine` on `registry`; false (nothing
+ * registered) for an engine without a WAL of its own to report (PostgreSQL, DuckDB in memory).
+ */
+export function createStorageWalMetrics(registry: Registry, engine: unknown): boolean {
+  const source = engine as Partial<CheckpointStatsSource> | null
+  if (typeof source?.checkpointStats !== 'function' || source.checkpointStats() === undefined) {
+    return false
+  }
+  const read = (): CheckpointStats => (source as CheckpointStatsSource).checkpointStats() ?? { walBytes: 0, done: 0, failed: 0 }
+  new Gauge({
+    name: 'db_adapter_storage_wal_bytes',
+    help: 'Size of the embedded database write-ahead log; the adapter checkpoints it past 16 MiB',
+    registers: [registry],
+    collect() {
+      this.set(read().walBytes)
+    },
+  })
+  new Counter({
+    name: 'db_adapter_storage_checkpoints_total',
+    help: 'Checkpoints of the embedded database write-ahead log by the adapter, done or failed (retried after a later write)',
+    labelNames: ['result'],
+    registers: [registry],
+    collect() {
+      const s = read()
+      // the engine keeps the totals: the counter shows them as they are
+      this.reset()
+      this.inc({ result: 'done' }, s.done)
+      this.inc({ result: 'failed' }, s.failed)
     },
   })
   return true

@@ -226,6 +226,10 @@ describe('acknowledged writes survive a crash', () => {
         body: 'INSERT INTO crash.t1 USING crash.m1 TAGS ("x") VALUES (1700000100000, 1.5) (1700000100001, 2.5)',
       })
       expect((await insert.json()) as unknown).toMatchObject({ code: 0, data: [[2]] })
+      // what an operator sees of the write-ahead log these rows are in
+      const metrics = await (await fetch(`${first.base}/metrics`)).text()
+      expect(Number(/^db_adapter_storage_wal_bytes (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0)
+      expect(metrics).toMatch(/^db_adapter_storage_checkpoints_total\{result="done"\} 0$/m)
       proc.child.kill('SIGKILL')
       await within(proc.exited, 30_000, 'exit after SIGKILL')
 

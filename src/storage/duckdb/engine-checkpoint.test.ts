@@ -60,6 +60,8 @@ describe('DuckDB checkpoints', () => {
     }
     expect(peak).toBeGreaterThanOrEqual(threshold)
     expect(await until(() => walSize(file) < threshold, 5000)).toBe(true)
+    expect(engine.checkpointStats()?.done).toBeGreaterThanOrEqual(1)
+    expect(engine.checkpointStats()?.walBytes).toBe(walSize(file))
     expect(await engine.query('SELECT count(*), sum(ts) FROM td_c.t')).toEqual([[BigInt(next), BigInt((next * (next - 1)) / 2)]])
     await engine.close()
 
@@ -78,6 +80,7 @@ describe('DuckDB checkpoints', () => {
       await engine.exec('CREATE TABLE td_c.t (_tid INTEGER, ts BIGINT, v DOUBLE)')
       const next = await append(engine, 0, 3)
       expect(await engine.query('SELECT count(*) FROM td_c.t')).toEqual([[BigInt(next)]])
+      expect(engine.checkpointStats()).toBeUndefined()
     } finally {
       await engine.close()
     }

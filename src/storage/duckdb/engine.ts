@@ -332,6 +332,7 @@ export class DuckDBEngine implements Engine {
 
   /** the running checkpoint (see CHECKPOINT_WAL_BYTES), if any */
   private checkpointing: Promise<void> | undefined
+  private readonly checkpoints = { done: 0, failed: 0 }
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -368,13 +369,7 @@ export class DuckDBEngine implements Engine {
     if (this.walPath === undefined || this.checkpointing !== undefined || this.closed) {
       return this.checkpointing
     }
-    let size: number
-    try {
-      size = statSync(this.walPath).size
-    } catch {
-      // no WAL yet
-      return undefined
-    }
+    const size = this.walBytes()
     if (size < this.checkpointWalBytes) {
       return undefined
     }
@@ -383,10 +378,12 @@ export class DuckDBEngine implements Engine {
       .run(async () => {
         if (!this.closed) {
           await this.writeConn.run(sql)
+          this.checkpoints.done++
         }
       })
       .catch(() => {
         // the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
+        this.checkpoints.failed++
       })
       .finally(() => {
         this.checkpointing = undefined
@@ -706,6 +703,23 @@ export class DuckDBEngine implements Engine {
     } catch {
       return false
     }
+  }
+
+  /** the WAL's size in bytes (0 in memory, or when there is none) */
+  private walBytes(): number {
+    if (this.walPath === undefined) {
+      return 0
+    }
+    try {
+      return statSync(this.walPath).size
+    } catch {
+      return 0
+    }
+  }
+
+  /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
+  checkpointStats(): { walBytes: number; done: number; failed: number } | undefined {
+    return this.walPath === undefined ? undefined : { walBytes: this.walBytes(), ...this.checkpoints }
   }
 
   /** the read-connection pool (writes have one connection of their own) */
