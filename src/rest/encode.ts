@@ -1,6 +1,6 @@
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
 import { formatTimestamp } from '../sql/time.js'
-import type { Precision } from '../storage/types.js'
+import type { NumericVector, Precision } from '../storage/types.js'
 
 /**
  * JSON bodies of `/rest/sql`, byte for byte as taosAdapter writes them: keys in the order
@@ -513,13 +513,9 @@ function writeRows(
   }
 }
 
-/** A numeric column of a chunk as typed arrays: what crosses to an encode worker. */
-export interface NumericColumn {
+/** A numeric column of a chunk (the engine's values and NULL mask) with its value kind: what crosses to an encode worker. */
+export interface NumericColumn extends Pick<NumericVector, 'values' | 'nulls'> {
   kind: number
-  /** values; BOOL as 1/0 */
-  values: Float64Array
-  /** 1 = NULL (absent when the column has none) */
-  nulls: Uint8Array | undefined
 }
 
 /** Rows of one chunk to encode elsewhere (encode-worker.ts), as `[..],[..]` without a leading comma. */
@@ -583,7 +579,7 @@ export function numericColumns(chunk: unknown[][], n: number, kinds: readonly nu
 }
 
 /** Row r's value of column i of numeric columns (a BOOL column holds 1/0), as a row chunk would have it. */
-function numericCell(columns: ReadonlyArray<Pick<NumericColumn, 'values' | 'nulls'>>, kinds: readonly number[]): (r: number, i: number) => unknown {
+function numericCell(columns: ReadonlyArray<Pick<NumericVector, 'values' | 'nulls'>>, kinds: readonly number[]): (r: number, i: number) => unknown {
   return (r, i) => {
     const c = columns[i]
     if (c.nulls !== undefined && c.nulls[r] === 1) {

@@ -40,13 +40,12 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
   return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows, numeric }
 }
 
-/** Result types whose values a NumericChunk carries exactly; the ones in INTEGRAL_TYPES need integer sources. */
-const NUMERIC_TYPES = new Set<string>([
-  'BOOL', 'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'TINYINT UNSIGNED', 'SMALLINT UNSIGNED', 'INT UNSIGNED', 'BIGINT UNSIGNED', 'TIMESTAMP', 'FLOAT', 'DOUBLE',
-])
+/** Result types whose values a NumericChunk carries exactly only from an integer source. */
 const INTEGRAL_TYPES = new Set<string>([
   'TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'TINYINT UNSIGNED', 'SMALLINT UNSIGNED', 'INT UNSIGNED', 'BIGINT UNSIGNED', 'TIMESTAMP',
 ])
+/** Result types whose values a NumericChunk carries exactly. */
+const NUMERIC_TYPES = new Set<string>([...INTEGRAL_TYPES, 'BOOL', 'FLOAT', 'DOUBLE'])
 
 /** The engine's chunks, its errors as TdError; `open` runs at the first pull (only the form consumed starts a query). */
 async function* backendRows<T>(open: () => AsyncIterable<T>): AsyncIterable<T> {

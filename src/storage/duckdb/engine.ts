@@ -363,15 +363,15 @@ export class DuckDBEngine implements Engine {
   /**
    * Starts a checkpoint on the write connection, after the writes queued before it, once the
    * WAL has grown past the threshold. One that fails is tried again after a later write.
-   * Resolves when the checkpoint (if one started) is over; writers do not wait for it.
+   * Writers do not wait for it.
    */
-  private checkpointIfDue(): Promise<void> | undefined {
+  private checkpointIfDue(): void {
     if (this.walPath === undefined || this.checkpointing !== undefined || this.closed) {
-      return this.checkpointing
+      return
     }
     const size = this.walBytes()
     if (size < this.checkpointWalBytes) {
-      return undefined
+      return
     }
     const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
     this.checkpointing = this.writeLock
@@ -388,7 +388,6 @@ export class DuckDBEngine implements Engine {
       .finally(() => {
         this.checkpointing = undefined
       })
-    return this.checkpointing
   }
 
   private assertOpen(): void {
@@ -430,7 +429,7 @@ export class DuckDBEngine implements Engine {
   async exec(sql: string, opts?: QueryOptions): Promise<number> {
     const n = await this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
     if (!this.txStore.getStore()) {
-      void this.checkpointIfDue()
+      this.checkpointIfDue()
     }
     return n
   }
@@ -493,7 +492,7 @@ export class DuckDBEngine implements Engine {
         throw err
       }
     })
-    void this.checkpointIfDue()
+    this.checkpointIfDue()
     return result
   }
 
@@ -525,7 +524,7 @@ export class DuckDBEngine implements Engine {
         throw err
       }
     })
-    void this.checkpointIfDue()
+    this.checkpointIfDue()
     return n
   }
 
