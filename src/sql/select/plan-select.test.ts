@@ -85,6 +85,13 @@ describe('planSelect: backend SQL shape', () => {
     expect(p.sql).toContain(
       '(CASE WHEN (d."ts" - 1000000) >= 0 THEN d."ts" - ((d."ts" - 1000000) % 60000000) ELSE d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000) END) AS "__w"',
     )
+    // a WHERE that keeps every ts at or after the offset needs no negative-safe form
+    expect(plan('select _wstart, avg(c) from db.st where ts >= 1000000 and c > 0 interval(1m, 1s)').sql).toContain(
+      '(d."ts" - ((d."ts" - 1000000) % 60000000)) AS "__w"',
+    )
+    for (const where of ['where ts >= 999999', 'where ts >= 1000000 or c > 0', 'where ts <= 1000000']) {
+      expect(plan(`select _wstart, avg(c) from db.st ${where} interval(1m, 1s)`).sql).toContain('(CASE WHEN (d."ts" - 1000000) >= 0')
+    }
     expect(plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname', undefined, false).sql).toMatch(
       /GROUP BY b\."tbname", b\."__w"/,
     )

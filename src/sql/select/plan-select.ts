@@ -370,13 +370,16 @@ class Planner {
     if (window !== undefined && src?.ts !== undefined) {
       const tsRaw = whereScope.get(src.ts)?.sql as string
       const extra = extraWindows(window)
+      // Grafana-style queries bound the time from below; from the offset on, one `%` aligns
+      const lo = stmt.where === undefined ? undefined : timeRange(stmt.where, ctxBase, src.ts).lo
+      const align = alignSql(tsRaw, window, lo !== undefined && lo >= window.offset)
       if (extra === 0) {
-        baseCols.push(`${alignSql(tsRaw, window)} AS ${this.q('__w')}`)
+        baseCols.push(`${align} AS ${this.q('__w')}`)
       } else {
         // a row belongs to every sliding window that still covers it
         const js = Array.from({ length: extra + 1 }, (_v, j) => `(${j})`).join(', ')
         crossJoin = ` CROSS JOIN (VALUES ${js}) AS sw(j)`
-        const start = `(${alignSql(tsRaw, window)} - sw.j * ${window.sliding})`
+        const start = `(${align} - sw.j * ${window.sliding})`
         baseCols.push(`${start} AS ${this.q('__w')}`)
         whereParts.push(`${tsRaw} < ${start} + ${window.interval}`)
       }

@@ -401,6 +401,13 @@ describe('INTERVAL windows', () => {
       [-60_000n, 2n],
       [0n, 3n],
     ])
+    // a lower time bound before the epoch keeps the negative-safe alignment; one from it on drops it
+    expect(await rows('select _wstart, sum(v) from db.old where ts >= -100000 interval(1m)')).toEqual([
+      [-120_000n, 1n],
+      [-60_000n, 2n],
+      [0n, 3n],
+    ])
+    expect(await rows('select _wstart, sum(v) from db.old where ts >= 0 interval(1m)')).toEqual([[0n, 3n]])
   })
 
   const range = `where ts >= ${T0 - 60_000} and ts < ${T0 + 180_000}`

