@@ -9,7 +9,7 @@
 import type { Worker } from 'node:worker_threads'
 import type { Logger } from '../logger.js'
 import { siblingModule, startModuleWorker } from '../worker-thread.js'
-import type { RowsJob, RowsOffload } from './encode.js'
+import type { EncodedRows, RowsJob, RowsOffload } from './encode.js'
 import type { RowsAnswer } from './encode-worker.js'
 
 /**
@@ -33,7 +33,7 @@ export function createRowsOffload(logger: Logger, options: RowsOffloadOptions = 
   let broken = false
   let closed = false
   let nextId = 1
-  const pending = new Map<number, { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }>()
+  const pending = new Map<number, { resolve: (e: EncodedRows) => void; reject: (e: Error) => void }>()
 
   const failAll = (err: Error): void => {
     for (const p of pending.values()) {
@@ -52,7 +52,7 @@ export function createRowsOffload(logger: Logger, options: RowsOffloadOptions = 
         p?.reject(new Error(m.failure.split('\n')[0]))
         return
       }
-      p?.resolve(m.bytes)
+      p?.resolve(m.encoded)
     })
     const stop = (err: Error): void => {
       if (worker === w) {
@@ -75,14 +75,14 @@ export function createRowsOffload(logger: Logger, options: RowsOffloadOptions = 
     get accepting(): boolean {
       return !broken && !closed && pending.size < MAX_JOBS
     },
-    encode(job: Omit<RowsJob, 'id'>): Promise<Uint8Array> {
+    encode(job: Omit<RowsJob, 'id'>): Promise<EncodedRows> {
       if (broken || closed) {
         return Promise.reject(new Error('query-body encode worker is not running'))
       }
       worker ??= start()
       const id = nextId++
       const transfer = job.columns.flatMap((c) => (c.nulls === undefined ? [c.values.buffer] : [c.values.buffer, c.nulls.buffer]))
-      const answer = new Promise<Uint8Array>((resolve, reject) => {
+      const answer = new Promise<EncodedRows>((resolve, reject) => {
         pending.set(id, { resolve, reject })
       })
       worker.postMessage({ ...job, id } satisfies RowsJob, transfer as ArrayBuffer[])

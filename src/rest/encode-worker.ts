@@ -3,9 +3,9 @@
  * out, encoded by the same column writers as on the main thread (encode.ts).
  */
 import { parentPort } from 'node:worker_threads'
-import { JsonBytes, encodeRowsJob, type RowsJob } from './encode.js'
+import { JsonBytes, encodeRowsJob, type EncodedRows, type RowsJob } from './encode.js'
 
-export type RowsAnswer = { id: number; bytes: Uint8Array } | { id: number; failure: string }
+export type RowsAnswer = { id: number; encoded: EncodedRows } | { id: number; failure: string }
 
 const port = parentPort
 if (port === null) {
@@ -15,9 +15,10 @@ const out = new JsonBytes(128 * 1024)
 
 port.on('message', (job: RowsJob) => {
   try {
-    encodeRowsJob(job, out)
-    const bytes = out.take()
-    port.postMessage({ id: job.id, bytes } satisfies RowsAnswer, [bytes.buffer as ArrayBuffer])
+    const encoded = encodeRowsJob(job, out)
+    // plain bytes own their buffer (JsonBytes.take): moved, not copied. zlib's output may be a
+    // view of a buffer it shares, so deflated bytes (a few KB) are copied.
+    port.postMessage({ id: job.id, encoded } satisfies RowsAnswer, encoded.deflated ? [] : [encoded.bytes.buffer as ArrayBuffer])
   } catch (err) {
     out.take()
     port.postMessage({ id: job.id, failure: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies RowsAnswer)

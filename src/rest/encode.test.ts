@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
@@ -13,7 +14,7 @@ import { createRowsOffload, type RowsOffloadHandle } from './encode-offload.js'
 async function body(
   columns: ColumnMeta[],
   chunks: unknown[][][],
-  opts = { rowLimit: -1 } as { rowLimit: number; tz?: string; offload?: RowsOffload },
+  opts = { rowLimit: -1 } as { rowLimit: number; tz?: string; offload?: RowsOffload; gzip?: boolean },
   precision: 'ms' | 'us' | 'ns' = 'ms',
   asNumeric?: (k: number) => boolean,
 ): Promise<string> {
@@ -38,7 +39,12 @@ async function body(
   for await (const part of encodeQueryBody(result, opts)) {
     parts.push(part)
   }
-  return Buffer.concat(parts).toString('utf8')
+  const bytes = Buffer.concat(parts)
+  if (opts.gzip === true) {
+    expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]))
+    return gunzipSync(bytes).toString('utf8')
+  }
+  return bytes.toString('utf8')
 }
 
 describe('float formatting', () => {
@@ -404,6 +410,7 @@ describe('encodeQueryBody with an encode worker', () => {
     const numericAt = (k: number): boolean => k !== 2 && k !== 5
     for (const [precision, tz, rowLimit] of [
       ['ms', undefined, -1],
+      ['us', undefined, -1],
       ['us', 'Asia/Shanghai', -1],
       ['ms', undefined, 7000],
     ] as const) {
@@ -414,6 +421,21 @@ describe('encodeQueryBody with an encode worker', () => {
       expect(await body(NUMERIC_COLUMNS, chunks, { ...opts, offload: via }, precision, numericAt)).toBe(plain)
       expect(via.jobs).toBeGreaterThan(0)
     }
+  })
+
+  it('gzips a body part by part, here and on the worker, into one stream of the same bytes', async () => {
+    offload = createRowsOffload(logger)
+    const chunks = numericChunks(8)
+    const numericAt = (k: number): boolean => k !== 2
+    for (const opts of [{ rowLimit: -1 }, { rowLimit: -1, tz: 'Asia/Shanghai' }, { rowLimit: 5000 }]) {
+      const plain = await body(NUMERIC_COLUMNS, chunks, opts, 'ms', numericAt)
+      expect(await body(NUMERIC_COLUMNS, chunks, { ...opts, gzip: true }, 'ms', numericAt)).toBe(plain)
+      const via = counting(offload)
+      expect(await body(NUMERIC_COLUMNS, chunks, { ...opts, gzip: true, offload: via }, 'ms', numericAt)).toBe(plain)
+      expect(via.jobs).toBeGreaterThan(0)
+    }
+    // an empty result is a whole gzip stream too
+    expect(JSON.parse(await body(NUMERIC_COLUMNS, [], { rowLimit: -1, gzip: true })).rows).toBe(0)
   })
 
   it('cuts at the row limit inside an offloaded chunk', async () => {

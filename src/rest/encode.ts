@@ -1,3 +1,4 @@
+import { deflatePart, GzipAssembler, type DeflatedPart } from '../http/gzip-parts.js'
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
 import { formatTimestamp } from '../sql/time.js'
 import type { NumericVector, Precision } from '../storage/types.js'
@@ -359,6 +360,16 @@ export class JsonBytes {
     this.#reserve(1)[this.#pos++] = b
   }
 
+  /** Room for `n` more bytes: write them into the returned buffer from `length` on, then `advance`. */
+  room(n: number): Uint8Array {
+    return this.#reserve(n)
+  }
+
+  /** Commits the bytes written into `room`'s buffer up to `pos`. */
+  advance(pos: number): void {
+    this.#pos = pos
+  }
+
   /** Any string, UTF-8 encoded (a plain loop while it is ASCII, which is nearly always). */
   text(s: string): void {
     const n = s.length
@@ -513,6 +524,120 @@ function writeRows(
   }
 }
 
+/** Bytes one value of a numeric column can take: a double's shortest text, or a quoted UTC timestamp of a 6-digit year with 9 fraction digits. */
+const NUMERIC_VALUE_MAX_BYTES = 40
+const EMPTY_BYTES = new Uint8Array(0)
+
+/** Writes an ASCII string at `pos`; returns the position after it. */
+function putAscii(buf: Uint8Array, pos: number, s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    buf[pos++] = s.charCodeAt(i)
+  }
+  return pos
+}
+
+/**
+ * writeRows for numeric columns with UTC timestamps, in one function: the same bytes, without a
+ * closure call per value and a capacity check per byte (a 160,700-row aggregate: ~230 -> ~150 ns
+ * per row of a timestamp and a double). Row r's value of column i is `values[r]` unless
+ * `nulls[r]` is 1; a BOOL column holds 1/0.
+ */
+function writeNumericRows(
+  out: JsonBytes,
+  n: number,
+  columns: ReadonlyArray<Pick<NumericVector, 'values' | 'nulls'>>,
+  kinds: readonly number[],
+  precision: Precision,
+  leadingComma: boolean,
+  afterRow?: () => void,
+): void {
+  const ncol = columns.length
+  const per = TICKS_PER_SECOND_NUM[precision]
+  const perBig = BigInt(per)
+  const width = FRACTION_WIDTH[precision]
+  // per TIMESTAMP column: the day of the last value and its `"YYYY-MM-DDT`
+  const days = new Array<number>(ncol).fill(NaN)
+  const dates = new Array<Uint8Array>(ncol).fill(EMPTY_BYTES)
+  const rowMax = 2 + ncol * (NUMERIC_VALUE_MAX_BYTES + 1)
+  for (let r = 0; r < n; r++) {
+    const buf = out.room(rowMax)
+    let pos = out.length
+    if (leadingComma || r > 0) {
+      buf[pos++] = COMMA
+    }
+    buf[pos++] = OPEN
+    for (let i = 0; i < ncol; i++) {
+      if (i > 0) {
+        buf[pos++] = COMMA
+      }
+      const c = columns[i]
+      if (c.nulls !== undefined && c.nulls[r] === 1) {
+        pos = putAscii(buf, pos, 'null')
+        continue
+      }
+      const v = c.values[r]
+      switch (kinds[i]) {
+        case K_TIMESTAMP: {
+          // ticks below 2^53: Number arithmetic is exact; floor division keeps the fraction >= 0
+          const secs = Math.floor(v / per)
+          let frac = v - secs * per
+          const day = Math.floor(secs / 86400)
+          if (day !== days[i]) {
+            days[i] = day
+            const text = formatTimestamp(BigInt(day * 86400) * perBig, precision)
+            dates[i] = Buffer.from('"' + text.slice(0, text.indexOf('T') + 1), 'latin1')
+          }
+          const date = dates[i]
+          for (let k = 0; k < date.length; k++) {
+            buf[pos++] = date[k]
+          }
+          const sod = secs - day * 86400
+          const hh = Math.floor(sod / 3600)
+          const rest = sod - hh * 3600
+          const mm = Math.floor(rest / 60)
+          const ss = rest - mm * 60
+          buf[pos] = ZERO + Math.floor(hh / 10)
+          buf[pos + 1] = ZERO + (hh % 10)
+          buf[pos + 2] = 0x3a
+          buf[pos + 3] = ZERO + Math.floor(mm / 10)
+          buf[pos + 4] = ZERO + (mm % 10)
+          buf[pos + 5] = 0x3a
+          buf[pos + 6] = ZERO + Math.floor(ss / 10)
+          buf[pos + 7] = ZERO + (ss % 10)
+          buf[pos + 8] = 0x2e
+          pos += 9
+          for (let k = pos + width - 1; k >= pos; k--) {
+            const q = Math.floor(frac / 10)
+            buf[k] = ZERO + (frac - q * 10)
+            frac = q
+          }
+          pos += width
+          buf[pos++] = 0x5a
+          buf[pos++] = QUOTE
+          break
+        }
+        case K_DOUBLE:
+          pos = putAscii(buf, pos, formatFloat64(v))
+          break
+        case K_FLOAT:
+          pos = putAscii(buf, pos, formatFloat32(v))
+          break
+        case K_INT:
+          pos = putAscii(buf, pos, String(v))
+          break
+        case K_BOOL:
+          pos = putAscii(buf, pos, v !== 0 ? 'true' : 'false')
+          break
+        default:
+          pos = putAscii(buf, pos, 'null')
+      }
+    }
+    buf[pos++] = CLOSE
+    out.advance(pos)
+    afterRow?.()
+  }
+}
+
 /** A numeric column of a chunk (the engine's values and NULL mask) with its value kind: what crosses to an encode worker. */
 export interface NumericColumn extends Pick<NumericVector, 'values' | 'nulls'> {
   kind: number
@@ -525,7 +650,12 @@ export interface RowsJob {
   tz: string | undefined
   rows: number
   columns: NumericColumn[]
+  /** deflate the bytes too (a gzip body: see src/http/gzip-parts.ts) */
+  deflate: boolean
 }
+
+/** A job's bytes: deflated (with the plain bytes' CRC and length) when the job asked for it. */
+export type EncodedRows = { bytes: Uint8Array; deflated: false } | (DeflatedPart & { deflated: true })
 
 /**
  * Encodes chunks of rows on another thread while this one goes on with the next chunk
@@ -533,7 +663,7 @@ export interface RowsJob {
  */
 export interface RowsOffload {
   readonly accepting: boolean
-  encode(job: Omit<RowsJob, 'id'>): Promise<Uint8Array>
+  encode(job: Omit<RowsJob, 'id'>): Promise<EncodedRows>
 }
 
 /** Chunks of at least this many rows are worth a trip to the worker (DuckDB's chunks have 2048). */
@@ -589,11 +719,18 @@ function numericCell(columns: ReadonlyArray<Pick<NumericVector, 'values' | 'null
   }
 }
 
-/** Writes a job's rows as the main thread would: `[..],[..]`, no leading comma. */
-export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): void {
+/** Writes a job's rows as the main thread would: `[..],[..]`, no leading comma; deflated when the job says so. */
+export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): EncodedRows {
   const cols = job.columns
-  const write = cols.map((c) => columnWriter(c.kind, job.precision, job.tz))
-  writeRows(out, job.rows, write, numericCell(cols, cols.map((c) => c.kind)), false)
+  const kinds = cols.map((c) => c.kind)
+  if (job.tz === undefined) {
+    writeNumericRows(out, job.rows, cols, kinds, job.precision, false)
+  } else {
+    const write = cols.map((c) => columnWriter(c.kind, job.precision, job.tz))
+    writeRows(out, job.rows, write, numericCell(cols, kinds), false)
+  }
+  const bytes = out.take()
+  return job.deflate ? { ...deflatePart(bytes), deflated: true } : { bytes, deflated: false }
 }
 
 export interface EncodeOptions {
@@ -605,6 +742,11 @@ export interface EncodeOptions {
   partBytes?: number
   /** a worker that encodes large numeric chunks meanwhile (see RowsOffload) */
   offload?: RowsOffload
+  /**
+   * yield a gzip stream instead of plain JSON: each part is deflated where it was encoded (on
+   * the worker for offloaded chunks) and the parts form one gzip member (src/http/gzip-parts.ts)
+   */
+  gzip?: boolean
 }
 
 /** A chunk handed to the offload: its bytes once they are back (or the chunk again, on failure). */
@@ -612,7 +754,7 @@ interface OffloadedPart {
   done: boolean
   /** settles (never rejects) when the worker answered */
   settled: Promise<void>
-  bytes: Uint8Array | undefined
+  encoded: EncodedRows | undefined
   /** the chunk's values, for encoding it here */
   cell: (r: number, i: number) => unknown
   rows: number
@@ -645,14 +787,31 @@ export async function* encodeQueryBody(
       queue.push(out.take())
     }
   }
-  /** the bytes of an offloaded part; encoded here if the worker failed */
-  const bytesOf = (p: OffloadedPart): Uint8Array => {
-    if (p.bytes !== undefined) {
-      return p.bytes
+  const gz = opts.gzip === true ? new GzipAssembler() : undefined
+  /** the gzip header goes out with the first part, so nothing is sent before the first engine chunk */
+  let header = gz?.header()
+  /** what goes on the wire for plain bytes encoded here (deflated here for a gzip body) */
+  const wire = (plain: Uint8Array): Uint8Array => (gz === undefined ? plain : withHeader(gz.add(deflatePart(plain))))
+  const withHeader = (bytes: Uint8Array): Uint8Array => {
+    if (header === undefined) {
+      return bytes
     }
-    const o = new JsonBytes(partBytes + 16 * 1024)
-    writeRows(o, p.rows, write, p.cell, false)
-    return o.take()
+    const joined = Buffer.concat([header, bytes])
+    header = undefined
+    return joined
+  }
+  /** the wire bytes of an offloaded part; encoded here if the worker failed */
+  const bytesOf = (p: OffloadedPart): Uint8Array => {
+    const e = p.encoded
+    if (e === undefined) {
+      const o = new JsonBytes(partBytes + 16 * 1024)
+      writeRows(o, p.rows, write, p.cell, false)
+      return wire(o.take())
+    }
+    if (!e.deflated) {
+      return e.bytes
+    }
+    return withHeader(gz!.add(e))
   }
   let sent = 0
   out.text(`{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`)
@@ -675,10 +834,10 @@ export async function* encodeQueryBody(
         if (out.length > 0) {
           queue.push(out.take())
         }
-        const part: OffloadedPart = { done: false, settled: Promise.resolve(), bytes: undefined, cell, rows: n }
-        part.settled = offload.encode({ precision, tz: opts.tz, rows: n, columns: numeric }).then(
-          (b) => {
-            part.bytes = b
+        const part: OffloadedPart = { done: false, settled: Promise.resolve(), encoded: undefined, cell, rows: n }
+        part.settled = offload.encode({ precision, tz: opts.tz, rows: n, columns: numeric, deflate: gz !== undefined }).then(
+          (e) => {
+            part.encoded = e
             part.done = true
           },
           () => {
@@ -687,6 +846,8 @@ export async function* encodeQueryBody(
           },
         )
         queue.push(part)
+      } else if (!isRows && opts.tz === undefined) {
+        writeNumericRows(out, n, chunk.columns, kinds, precision, sent > 0, flushFull)
       } else {
         writeRows(out, n, write, cell, sent > 0, flushFull)
       }
@@ -695,7 +856,7 @@ export async function* encodeQueryBody(
         const head = queue[0]
         if (head instanceof Uint8Array) {
           queue.shift()
-          yield head
+          yield wire(head)
         } else if (head.done) {
           queue.shift()
           yield bytesOf(head)
@@ -710,7 +871,7 @@ export async function* encodeQueryBody(
   }
   for (const p of queue) {
     if (p instanceof Uint8Array) {
-      yield p
+      yield wire(p)
       continue
     }
     await p.settled
@@ -718,5 +879,6 @@ export async function* encodeQueryBody(
   }
   queue.length = 0
   out.text(`],"rows":${sent}}`)
-  yield out.take()
+  const last = wire(out.take())
+  yield gz === undefined ? last : Buffer.concat([last, gz.trailer()])
 }

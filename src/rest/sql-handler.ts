@@ -3,6 +3,7 @@ import { TD, TdError } from '../sql/errors.js'
 import type { SqlResult } from '../sql/result.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'
+import { acceptsGzip } from '../http/middleware/gzip.js'
 import { encodeQueryBody, execBody, JSON_CONTENT_TYPE } from './encode.js'
 import { parseReqId, parseTz } from './params.js'
 import { dbError, failure, jsonText, paused } from './respond.js'
@@ -122,9 +123,13 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   if (result.kind === 'exec') {
     return jsonText(execBody(result.affectedRows), 200)
   }
+  // gzip is done by the encoder, part by part where each part is encoded (src/http/gzip-parts.ts);
+  // the Content-Encoding set here makes the gzip middleware leave the body alone
+  const gzip = acceptsGzip(c.req.header('Accept-Encoding'))
   const parts = encodeQueryBody(result, {
     tz: tz.tz,
     rowLimit: deps.config.restfulRowLimit,
+    gzip,
     ...(deps.encodeOffload ? { offload: deps.encodeOffload } : {}),
   })
   // The first engine chunk is fetched before the status line is sent, so errors raised when the
@@ -166,5 +171,9 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
       await parts.return(undefined)
     },
   })
-  return new Response(body, { status: 200, headers: { 'Content-Type': JSON_CONTENT_TYPE } })
+  const headers: Record<string, string> = { 'Content-Type': JSON_CONTENT_TYPE, Vary: 'Accept-Encoding' }
+  if (gzip) {
+    headers['Content-Encoding'] = 'gzip'
+  }
+  return new Response(body, { status: 200, headers })
 }

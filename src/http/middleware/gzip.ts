@@ -3,6 +3,7 @@ import { createGzip } from 'node:zlib'
 import type { MiddlewareHandler } from 'hono'
 import { parseAccept } from 'hono/utils/accept'
 import { COMPRESSIBLE_CONTENT_TYPE_REGEX } from 'hono/utils/compress'
+import { GZIP_LEVEL } from '../gzip-parts.js'
 
 export interface GzipOptions {
   /** zlib level; 1 by default, as nginx's gzip_comp_level */
@@ -14,7 +15,8 @@ export interface GzipOptions {
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i
 const VARY_ACCEPT_ENCODING = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i
 
-function acceptsGzip(header: string | undefined): boolean {
+/** Whether an Accept-Encoding header accepts gzip (q > 0, directly or through `*`). */
+export function acceptsGzip(header: string | undefined): boolean {
   if (header === undefined) {
     return false
   }
@@ -31,7 +33,7 @@ function acceptsGzip(header: string | undefined): boolean {
  * body only ~9% larger).
  */
 export function gzip(options: GzipOptions = {}): MiddlewareHandler {
-  const level = options.level ?? 1
+  const level = options.level ?? GZIP_LEVEL
   const threshold = options.threshold ?? 1024
   return async function gzip(c, next) {
     await next()
