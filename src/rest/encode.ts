@@ -339,6 +339,13 @@ export class JsonBytes {
     return this.#pos
   }
 
+  /** The bytes written so far deflated (gzip-parts.ts); the writer continues in the same buffer. */
+  deflate(): DeflatedPart {
+    const part = deflatePart(this.#buf.subarray(0, this.#pos))
+    this.#pos = 0
+    return part
+  }
+
   /** The bytes written so far; the writer continues in a fresh buffer (the old one is handed off). */
   take(): Uint8Array {
     const out = this.#buf.subarray(0, this.#pos)
@@ -729,8 +736,7 @@ export function encodeRowsJob(job: Omit<RowsJob, 'id'>, out: JsonBytes): Encoded
     const write = cols.map((c) => columnWriter(c.kind, job.precision, job.tz))
     writeRows(out, job.rows, write, numericCell(cols, kinds), false)
   }
-  const bytes = out.take()
-  return job.deflate ? { ...deflatePart(bytes), deflated: true } : { bytes, deflated: false }
+  return job.deflate ? { ...out.deflate(), deflated: true } : { bytes: out.take(), deflated: false }
 }
 
 export interface EncodeOptions {
@@ -780,19 +786,26 @@ export async function* encodeQueryBody(
   const write = kinds.map((k) => columnWriter(k, precision, opts.tz))
   const offload = opts.offload
   const out = new JsonBytes(partBytes + 16 * 1024)
-  /** parts in row order; an offloaded part blocks the ones after it until its bytes are back */
-  const queue: Array<Uint8Array | OffloadedPart> = []
+  const gz = opts.gzip === true ? new GzipAssembler() : undefined
+  /**
+   * parts in row order: plain bytes, or deflated right away for a gzip body (the buffer is
+   * reused); an offloaded part blocks the ones after it until its bytes are back
+   */
+  const queue: Array<Uint8Array | DeflatedPart | OffloadedPart> = []
+  const seal = (o: JsonBytes): Uint8Array | DeflatedPart => (gz === undefined ? o.take() : o.deflate())
   const flushFull = (): void => {
     if (out.length >= partBytes) {
-      queue.push(out.take())
+      queue.push(seal(out))
     }
   }
-  const gz = opts.gzip === true ? new GzipAssembler() : undefined
   /** the gzip header goes out with the first part, so nothing is sent before the first engine chunk */
   let header = gz?.header()
-  /** what goes on the wire for plain bytes encoded here (deflated here for a gzip body) */
-  const wire = (plain: Uint8Array): Uint8Array => (gz === undefined ? plain : withHeader(gz.add(deflatePart(plain))))
-  const withHeader = (bytes: Uint8Array): Uint8Array => {
+  /** the wire bytes of a part encoded here (deflated for a gzip body) */
+  const wire = (part: Uint8Array | DeflatedPart): Uint8Array => {
+    if (part instanceof Uint8Array) {
+      return part
+    }
+    const bytes = gz!.add(part)
     if (header === undefined) {
       return bytes
     }
@@ -806,12 +819,9 @@ export async function* encodeQueryBody(
     if (e === undefined) {
       const o = new JsonBytes(partBytes + 16 * 1024)
       writeRows(o, p.rows, write, p.cell, false)
-      return wire(o.take())
+      return wire(seal(o))
     }
-    if (!e.deflated) {
-      return e.bytes
-    }
-    return withHeader(gz!.add(e))
+    return e.deflated ? wire(e) : e.bytes
   }
   let sent = 0
   out.text(`{"code":0,"column_meta":${columnMetaJson(columns)},"data":[`)
@@ -832,7 +842,7 @@ export async function* encodeQueryBody(
           out.byte(COMMA)
         }
         if (out.length > 0) {
-          queue.push(out.take())
+          queue.push(seal(out))
         }
         const part: OffloadedPart = { done: false, settled: Promise.resolve(), encoded: undefined, cell, rows: n }
         part.settled = offload.encode({ precision, tz: opts.tz, rows: n, columns: numeric, deflate: gz !== undefined }).then(
@@ -854,7 +864,7 @@ export async function* encodeQueryBody(
       sent += n
       while (queue.length > 0) {
         const head = queue[0]
-        if (head instanceof Uint8Array) {
+        if (!('done' in head)) {
           queue.shift()
           yield wire(head)
         } else if (head.done) {
@@ -870,7 +880,7 @@ export async function* encodeQueryBody(
     }
   }
   for (const p of queue) {
-    if (p instanceof Uint8Array) {
+    if (!('done' in p)) {
       yield wire(p)
       continue
     }
@@ -879,6 +889,6 @@ export async function* encodeQueryBody(
   }
   queue.length = 0
   out.text(`],"rows":${sent}}`)
-  const last = wire(out.take())
+  const last = wire(seal(out))
   yield gz === undefined ? last : Buffer.concat([last, gz.trailer()])
 }
