@@ -531,6 +531,9 @@ function writeRows(
   }
 }
 
+/** "00".."99" as byte pairs */
+const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10))
+
 /** Bytes one value of a numeric column can take: a double's shortest text, or a quoted UTC timestamp of a 6-digit year with 9 fraction digits. */
 const NUMERIC_VALUE_MAX_BYTES = 40
 const EMPTY_BYTES = new Uint8Array(0)
@@ -599,24 +602,32 @@ function writeNumericRows(
             buf[pos++] = date[k]
           }
           const sod = secs - day * 86400
-          const hh = Math.floor(sod / 3600)
+          const hh = (sod / 3600) | 0
           const rest = sod - hh * 3600
-          const mm = Math.floor(rest / 60)
+          const mm = (rest / 60) | 0
           const ss = rest - mm * 60
-          buf[pos] = ZERO + Math.floor(hh / 10)
-          buf[pos + 1] = ZERO + (hh % 10)
+          buf[pos] = DIGIT_PAIRS[2 * hh]
+          buf[pos + 1] = DIGIT_PAIRS[2 * hh + 1]
           buf[pos + 2] = 0x3a
-          buf[pos + 3] = ZERO + Math.floor(mm / 10)
-          buf[pos + 4] = ZERO + (mm % 10)
+          buf[pos + 3] = DIGIT_PAIRS[2 * mm]
+          buf[pos + 4] = DIGIT_PAIRS[2 * mm + 1]
           buf[pos + 5] = 0x3a
-          buf[pos + 6] = ZERO + Math.floor(ss / 10)
-          buf[pos + 7] = ZERO + (ss % 10)
+          buf[pos + 6] = DIGIT_PAIRS[2 * ss]
+          buf[pos + 7] = DIGIT_PAIRS[2 * ss + 1]
           buf[pos + 8] = 0x2e
           pos += 9
-          for (let k = pos + width - 1; k >= pos; k--) {
-            const q = Math.floor(frac / 10)
-            buf[k] = ZERO + (frac - q * 10)
-            frac = q
+          if (width === 3) {
+            const h = (frac / 100) | 0
+            const lo = frac - h * 100
+            buf[pos] = ZERO + h
+            buf[pos + 1] = DIGIT_PAIRS[2 * lo]
+            buf[pos + 2] = DIGIT_PAIRS[2 * lo + 1]
+          } else {
+            for (let k = pos + width - 1; k >= pos; k--) {
+              const q = Math.floor(frac / 10)
+              buf[k] = ZERO + (frac - q * 10)
+              frac = q
+            }
           }
           pos += width
           buf[pos++] = 0x5a
