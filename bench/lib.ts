@@ -32,8 +32,8 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
     [
       // BENCH_CPU_PROF_DIR: write a V8 CPU profile of the adapter (on exit) to find hot spots
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
-      // as `npm start` runs it (see package.json)
-      `--max-semi-space-size=${process.env.BENCH_SEMI_SPACE ?? 32}`,
+      // as `npm start` runs it (V8's default young generation); BENCH_SEMI_SPACE=<MB> to compare another
+      ...(process.env.BENCH_SEMI_SPACE ? [`--max-semi-space-size=${process.env.BENCH_SEMI_SPACE}`] : []),
       // BENCH_NODE_ARGS: extra V8/Node flags for experiments (e.g. --trace-gc; the adapter's stdout is then shown)
       ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),
       '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', ...args],

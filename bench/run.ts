@@ -8,7 +8,7 @@ import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
 import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
-import { runLpBench, runLpPeersBench } from './lineproto.bench.js'
+import { lpRunLabel, runLpBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
@@ -87,7 +87,7 @@ if (selected.has('lp')) {
   console.table(
     Object.fromEntries(
       runs.map((r) => [
-        `concurrency ${r.concurrency}`,
+        lpRunLabel(r),
         { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec), 'adapter peak RSS, MiB': fmt(r.peakRssMiB, 0) },
       ]),
     ),
@@ -122,7 +122,7 @@ if (selected.has('lp-peers')) {
   console.table(
     Object.fromEntries(
       Object.entries(peers).flatMap(([name, runs]) =>
-        runs.map((r) => [`${name}, concurrency ${r.concurrency}`, { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec) }]),
+        runs.map((r) => [`${name}, ${lpRunLabel(r)}`, { points: fmt(r.points), 'points/s': fmt(r.pointsPerSec) }]),
       ),
     ),
   )
