@@ -399,40 +399,56 @@ export class JsonBytes {
     this.#pos += this.#encoder.encodeInto(s, buf.subarray(this.#pos)).written
   }
 
-  /**
-   * `<prefix>HH:MM:SS.<fraction>Z"` for a second of the day and a fraction of `width` digits,
-   * with one capacity check: the per-value part of a UTC TIMESTAMP (prefix: `"YYYY-MM-DDT`).
-   */
+  /** A UTC TIMESTAMP's text (see putUtcTimestamp) with one capacity check. */
   utcClock(prefix: Uint8Array, secondOfDay: number, fraction: number, width: number): void {
-    const n = prefix.length
-    const buf = this.#reserve(n + 11 + width)
-    let pos = this.#pos
-    for (let i = 0; i < n; i++) {
-      buf[pos++] = prefix[i]
-    }
-    const hh = Math.floor(secondOfDay / 3600)
-    const rest = secondOfDay - hh * 3600
-    const mm = Math.floor(rest / 60)
-    const ss = rest - mm * 60
-    buf[pos++] = ZERO + Math.floor(hh / 10)
-    buf[pos++] = ZERO + (hh % 10)
-    buf[pos++] = 0x3a
-    buf[pos++] = ZERO + Math.floor(mm / 10)
-    buf[pos++] = ZERO + (mm % 10)
-    buf[pos++] = 0x3a
-    buf[pos++] = ZERO + Math.floor(ss / 10)
-    buf[pos++] = ZERO + (ss % 10)
-    buf[pos++] = 0x2e
-    for (let i = pos + width - 1; i >= pos; i--) {
+    const buf = this.#reserve(prefix.length + 11 + width)
+    this.#pos = putUtcTimestamp(buf, this.#pos, prefix, secondOfDay, fraction, width)
+  }
+}
+
+/** "00".."99" as byte pairs */
+const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10))
+
+/**
+ * Writes `<prefix>HH:MM:SS.<fraction>Z"` at `pos` for a second of the day and a fraction of
+ * `width` digits (prefix: `"YYYY-MM-DDT`, the day's part of a UTC TIMESTAMP); returns the
+ * position after it. The caller has made room for `prefix.length + 11 + width` bytes.
+ */
+function putUtcTimestamp(buf: Uint8Array, pos: number, prefix: Uint8Array, secondOfDay: number, fraction: number, width: number): number {
+  for (let k = 0; k < prefix.length; k++) {
+    buf[pos++] = prefix[k]
+  }
+  const hh = (secondOfDay / 3600) | 0
+  const rest = secondOfDay - hh * 3600
+  const mm = (rest / 60) | 0
+  const ss = rest - mm * 60
+  buf[pos] = DIGIT_PAIRS[2 * hh]
+  buf[pos + 1] = DIGIT_PAIRS[2 * hh + 1]
+  buf[pos + 2] = 0x3a
+  buf[pos + 3] = DIGIT_PAIRS[2 * mm]
+  buf[pos + 4] = DIGIT_PAIRS[2 * mm + 1]
+  buf[pos + 5] = 0x3a
+  buf[pos + 6] = DIGIT_PAIRS[2 * ss]
+  buf[pos + 7] = DIGIT_PAIRS[2 * ss + 1]
+  buf[pos + 8] = 0x2e
+  pos += 9
+  if (width === 3) {
+    const h = (fraction / 100) | 0
+    const lo = fraction - h * 100
+    buf[pos] = ZERO + h
+    buf[pos + 1] = DIGIT_PAIRS[2 * lo]
+    buf[pos + 2] = DIGIT_PAIRS[2 * lo + 1]
+  } else {
+    for (let k = pos + width - 1; k >= pos; k--) {
       const q = Math.floor(fraction / 10)
-      buf[i] = ZERO + (fraction - q * 10)
+      buf[k] = ZERO + (fraction - q * 10)
       fraction = q
     }
-    pos += width
-    buf[pos++] = 0x5a
-    buf[pos++] = QUOTE
-    this.#pos = pos
   }
+  pos += width
+  buf[pos] = 0x5a
+  buf[pos + 1] = QUOTE
+  return pos + 2
 }
 
 const FRACTION_WIDTH: Record<Precision, number> = { ms: 3, us: 6, ns: 9 }
@@ -531,9 +547,6 @@ function writeRows(
   }
 }
 
-/** "00".."99" as byte pairs */
-const DIGIT_PAIRS = Uint8Array.from({ length: 200 }, (_, i) => ZERO + (i % 2 === 0 ? Math.floor(i / 20) : (i >> 1) % 10))
-
 /** Bytes one value of a numeric column can take: a double's shortest text, or a quoted UTC timestamp of a 6-digit year with 9 fraction digits. */
 const NUMERIC_VALUE_MAX_BYTES = 40
 const EMPTY_BYTES = new Uint8Array(0)
@@ -590,48 +603,14 @@ function writeNumericRows(
         case K_TIMESTAMP: {
           // ticks below 2^53: Number arithmetic is exact; floor division keeps the fraction >= 0
           const secs = Math.floor(v / per)
-          let frac = v - secs * per
+          const frac = v - secs * per
           const day = Math.floor(secs / 86400)
           if (day !== days[i]) {
             days[i] = day
             const text = formatTimestamp(BigInt(day * 86400) * perBig, precision)
             dates[i] = Buffer.from('"' + text.slice(0, text.indexOf('T') + 1), 'latin1')
           }
-          const date = dates[i]
-          for (let k = 0; k < date.length; k++) {
-            buf[pos++] = date[k]
-          }
-          const sod = secs - day * 86400
-          const hh = (sod / 3600) | 0
-          const rest = sod - hh * 3600
-          const mm = (rest / 60) | 0
-          const ss = rest - mm * 60
-          buf[pos] = DIGIT_PAIRS[2 * hh]
-          buf[pos + 1] = DIGIT_PAIRS[2 * hh + 1]
-          buf[pos + 2] = 0x3a
-          buf[pos + 3] = DIGIT_PAIRS[2 * mm]
-          buf[pos + 4] = DIGIT_PAIRS[2 * mm + 1]
-          buf[pos + 5] = 0x3a
-          buf[pos + 6] = DIGIT_PAIRS[2 * ss]
-          buf[pos + 7] = DIGIT_PAIRS[2 * ss + 1]
-          buf[pos + 8] = 0x2e
-          pos += 9
-          if (width === 3) {
-            const h = (frac / 100) | 0
-            const lo = frac - h * 100
-            buf[pos] = ZERO + h
-            buf[pos + 1] = DIGIT_PAIRS[2 * lo]
-            buf[pos + 2] = DIGIT_PAIRS[2 * lo + 1]
-          } else {
-            for (let k = pos + width - 1; k >= pos; k--) {
-              const q = Math.floor(frac / 10)
-              buf[k] = ZERO + (frac - q * 10)
-              frac = q
-            }
-          }
-          pos += width
-          buf[pos++] = 0x5a
-          buf[pos++] = QUOTE
+          pos = putUtcTimestamp(buf, pos, dates[i], secs - day * 86400, frac, width)
           break
         }
         case K_DOUBLE:
