@@ -406,3 +406,44 @@ describe('LineProtoParser.seriesKey', () => {
     expect(seen[0][0]).not.toBe(seen[2][0])
   })
 })
+
+describe('LineProtoParser: series already parsed', () => {
+  /** points and errors of `bodies` parsed one after another by one parser, with each point's seriesText and seriesKey */
+  function parseAll(parser: LineProtoParser, bodies: string[], lineOffset = 0): unknown[] {
+    const out: unknown[] = []
+    for (const body of bodies) {
+      parser.parse(
+        body,
+        (p, line) => out.push({ line, point: clonePoint(p), text: parser.seriesText(), key: parser.seriesKey() }),
+        (e) => out.push({ line: e.line, error: e.message }),
+        lineOffset,
+      )
+    }
+    return out
+  }
+
+  it('gives every line what a fresh parser gives it: repeats, collisions, failures after a known series', () => {
+    const bodies = [
+      'cpu,host=h1,region=r1 v=1 1\ncpu,host=h2,region=r2 v=2 2\ncpu,host=h1,region=r1 v=3 3',
+      // "Aa" and "BB" have the same hash: each must keep its own measurement
+      'Aa v=1 1\nBB v=2 2\nAa v=3 3\nBB,t=1 v=4 4',
+      // a known series with a bad field set, then with none, then fine again
+      'cpu,host=h1,region=r1 v=oops 4\ncpu,host=h1,region=r1\ncpu,host=h1,region=r1  v=5   5\r',
+      // a series that failed is not known: the same text fails again
+      'cpu,host v=1 1\ncpu,host v=1 1\ncpu,host=,x=1 v=1\ncpu,a=1,a=2 v=1\ncpu,a=1,a=2 v=1',
+      // a body with escapes takes the full path; the same texts afterwards still parse alike
+      'cpu,host=h\\ 1 v=1 1\ncpu,host=h1,region=r1 v=6 6',
+      'cpu,host=h1,region=r1 v=7 7\nm\\,x,a=b v=1 1',
+    ]
+    const reused = parseAll(new LineProtoParser(), bodies)
+    const fresh = bodies.flatMap((b) => parseAll(new LineProtoParser(), [b]))
+    expect(reused).toEqual(fresh)
+    // and line by line, each with a parser that has never seen the series
+    const oneByOne = bodies.flatMap((b) => {
+      const lines = b.split('\n')
+      return lines.flatMap((l, i) => parseAll(new LineProtoParser(), [l], i))
+    })
+    expect(reused).toEqual(oneByOne)
+    expect(reused.filter((x) => 'error' in (x as object))).toHaveLength(7)
+  })
+})

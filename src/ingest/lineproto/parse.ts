@@ -65,6 +65,15 @@ const FLOAT_LABEL = 'float out of range[-3.402823466e+38,3.402823466e+38]'
 /** Entries of the series-key cache after which it starts again (bounded memory, as the workers' dictionaries). */
 const MAX_SERIES_KEYS = 100_000
 
+/** A series (measurement and tag set) already parsed, by its raw text: see LineProtoParser.knownSeries. */
+interface KnownSeries {
+  raw: string
+  measurement: string
+  tags: Array<[string, string]>
+  /** seriesKeyOf(tags), once asked for */
+  key: string | undefined
+}
+
 /**
  * Reusable parser context. `parse` may be called any number of times; each call resets it first.
  * Not re-entrant: do not call `parse` on the same context from inside a callback.
@@ -87,6 +96,17 @@ export class LineProtoParser {
   // Where the current line's measurement and tags are (see seriesText).
   private lineStart = 0
   private seriesEnd = 0
+  /**
+   * Series already parsed, by a hash of their raw text (kept across bodies, bounded). Agents send
+   * the same few thousand series over and over, and a tag set that varies from line to line
+   * (host=h0001, host=h0002 ...) misses the per-position name caches: each line sliced its tag
+   * values and its series text again. A line whose raw series text is known takes the parsed
+   * measurement and tags from here instead; equal texts parse to equal series, errors included,
+   * and only texts that parsed are kept. Bodies with backslashes take the full path.
+   */
+  private readonly knownSeries = new Map<number, KnownSeries>()
+  /** the current line's entry in knownSeries, when its series came from there */
+  private series: KnownSeries | undefined
 
   /** Empties the reused point (the pools are kept). */
   reset(): void {
@@ -106,7 +126,7 @@ export class LineProtoParser {
    * series without building a key from the parsed parts.
    */
   seriesText(): string {
-    return this.body.slice(this.lineStart, this.seriesEnd)
+    return this.series?.raw ?? this.body.slice(this.lineStart, this.seriesEnd)
   }
 
   // Series text -> seriesKeyOf(its tags), kept across bodies (bounded): see seriesKey().
@@ -119,6 +139,11 @@ export class LineProtoParser {
    * one string whose hash is cached, so the core's maps find it at once.
    */
   seriesKey(): string {
+    const known = this.series
+    if (known !== undefined) {
+      known.key ??= seriesKeyOf(known.tags)
+      return known.key
+    }
     const text = this.seriesText()
     let key = this.seriesKeys.get(text)
     if (key === undefined) {
@@ -202,6 +227,32 @@ export class LineProtoParser {
     const b = this.builder
     const p = b.point
 
+    this.series = undefined
+    let seriesHash = 0
+    if (!this.hasEscapes) {
+      // without backslashes the series text ends at the first space
+      let to = s.indexOf(' ', start)
+      if (to < 0 || to > end) {
+        to = end
+      }
+      let h = to - start
+      for (let k = start; k < to; k++) {
+        h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0
+      }
+      seriesHash = h
+      const known = this.knownSeries.get(h)
+      if (known !== undefined && sameText(known.raw, s, start, to)) {
+        this.series = known
+        p.measurement = known.measurement
+        for (const [k, v] of known.tags) {
+          b.addTag(k, v)
+        }
+        this.seriesEnd = to
+        this.parseFieldSet(to, end, moreLines)
+        return
+      }
+    }
+
     // Measurement: up to the first unescaped comma or space.
     let i = this.predict(this.measurementCache, 0, start, end, false)
     if (i >= 0) {
@@ -262,6 +313,21 @@ export class LineProtoParser {
     }
 
     this.seriesEnd = i
+    if (!this.hasEscapes) {
+      if (this.knownSeries.size >= MAX_SERIES_KEYS) {
+        this.knownSeries.clear()
+      }
+      const tags = p.tags.map(([k, v]): [string, string] => [k, v])
+      this.knownSeries.set(seriesHash, { raw: s.slice(start, i), measurement: p.measurement, tags, key: undefined })
+    }
+    this.parseFieldSet(i, end, moreLines)
+  }
+
+  /** Parses the field set and the timestamp of the current line from `i` (just after its series). */
+  private parseFieldSet(i: number, end: number, moreLines: boolean): void {
+    const s = this.body
+    const p = this.builder.point
+    let c: number
 
     // Space(s) before the field set.
     while (i < end && s.charCodeAt(i) === SPACE) {
@@ -647,6 +713,19 @@ export class LineProtoParser {
 }
 
 /** 0 for no digits after the suffix letter, 8/16/32/64, or -1. */
+/** Whether s[start, end) is `text`. */
+function sameText(text: string, s: string, start: number, end: number): boolean {
+  if (text.length !== end - start) {
+    return false
+  }
+  for (let k = 0; k < text.length; k++) {
+    if (text.charCodeAt(k) !== s.charCodeAt(start + k)) {
+      return false
+    }
+  }
+  return true
+}
+
 function suffixBits(s: string, i: number, end: number): number {
   const n = end - i
   if (n === 0) {
