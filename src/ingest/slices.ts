@@ -6,38 +6,46 @@
 import { yieldToEventLoop } from '../event-loop.js'
 
 /** ~0.5 ms of line-protocol parsing and schemaless bookkeeping at ~70 bytes a line */
-export const SLICE_CHARS = 8 * 1024
+export const SLICE_BYTES = 8 * 1024
 
 /**
- * Consecutive slices of `body` that end at a newline (the last may not), each with the number of
- * lines before it. A body of one slice is yielded as it is; an empty body yields nothing.
+ * Consecutive slices of the UTF-8 `body` that end after a newline (the last may not), each
+ * decoded to text, with the number of lines before it; an empty body yields nothing.
+ *
+ * Each slice is decoded from its own bytes rather than cut from the decoded body: V8 makes a cut
+ * of a long string a view of it (a sliced string), and the parsers read such a view ~40% slower
+ * (line protocol: ~490 vs ~350 ns per gen_lp line). A newline byte never occurs inside a UTF-8
+ * sequence, so the slices decode to exactly the whole body's text.
  */
-export function* lineSlices(body: string, sliceChars = SLICE_CHARS): Generator<{ slice: string; lineOffset: number; last: boolean }> {
+export function* lineSlices(body: Uint8Array, sliceBytes = SLICE_BYTES): Generator<{ slice: string; lineOffset: number; last: boolean }> {
+  const buf = asBuffer(body)
+  const len = buf.length
   let start = 0
   let lineOffset = 0
-  while (start < body.length) {
-    let end = start + sliceChars >= body.length ? -1 : body.indexOf('\n', start + sliceChars)
-    end = end < 0 ? body.length : end + 1
-    const slice = start === 0 && end === body.length ? body : body.slice(start, end)
-    const last = end >= body.length
-    yield { slice, lineOffset, last }
+  while (start < len) {
+    let end = start + sliceBytes >= len ? -1 : buf.indexOf(NEWLINE, start + sliceBytes)
+    end = end < 0 ? len : end + 1
+    const last = end >= len
+    yield { slice: buf.toString('utf8', start, end), lineOffset, last }
     if (last) {
       return
     }
-    for (let nl = slice.indexOf('\n'); nl >= 0; nl = slice.indexOf('\n', nl + 1)) {
+    for (let nl = buf.indexOf(NEWLINE, start); nl >= 0 && nl < end; nl = buf.indexOf(NEWLINE, nl + 1)) {
       lineOffset++
     }
     start = end
   }
 }
 
+const NEWLINE = 10
+
 /** Calls `fn` on each of `lineSlices(body)`, yielding to the event loop between slices. */
 export async function forEachLineSlice(
-  body: string,
+  body: Uint8Array,
   fn: (slice: string, lineOffset: number) => void,
-  sliceChars = SLICE_CHARS,
+  sliceBytes = SLICE_BYTES,
 ): Promise<void> {
-  for (const { slice, lineOffset, last } of lineSlices(body, sliceChars)) {
+  for (const { slice, lineOffset, last } of lineSlices(body, sliceBytes)) {
     fn(slice, lineOffset)
     if (!last) {
       await yieldToEventLoop()

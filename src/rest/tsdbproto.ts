@@ -107,7 +107,7 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
           )
         }
       : (onPoint, onError) =>
-          forEachLineSlice(body, (slice, lineOffset) => {
+          forEachLineSlice(read, (slice, lineOffset) => {
             parsers.telnet.parse(slice, onPoint, onError, lineOffset)
           })
   let result: WriteResult

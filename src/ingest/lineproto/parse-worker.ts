@@ -10,10 +10,10 @@ import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
 import { SliceEncoder } from './parsed-slice.js'
-import { asBuffer, lineSlices } from '../slices.js'
+import { lineSlices } from '../slices.js'
 
 /** ~1000 gen_lp-sized lines: a few messages per 5000-line body, each well under a millisecond of work on either side */
-const WORKER_SLICE_CHARS = 64 * 1024
+const WORKER_SLICE_BYTES = 64 * 1024
 
 export interface ParseJob {
   job: number
@@ -45,9 +45,8 @@ try {
 }
 
 port.on('message', (msg: ParseJob) => {
-  const text = asBuffer(msg.body).toString('utf8')
   try {
-    for (const { slice, lineOffset, last } of lineSlices(text, WORKER_SLICE_CHARS)) {
+    for (const { slice, lineOffset, last } of lineSlices(msg.body, WORKER_SLICE_BYTES)) {
       parser.parse(
         slice,
         (p, line) => encoder.add(p, line, parser.seriesText()),
@@ -57,7 +56,7 @@ port.on('message', (msg: ParseJob) => {
       const { message, transfer } = encoder.take(msg.job, last)
       port.postMessage(message, transfer)
     }
-    if (text.length === 0) {
+    if (msg.body.length === 0) {
       const { message, transfer } = encoder.take(msg.job, true)
       port.postMessage(message, transfer)
     }

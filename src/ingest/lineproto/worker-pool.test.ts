@@ -53,7 +53,7 @@ describe('line-protocol parse workers', () => {
     const body = bigBody()
     const parser = new LineProtoParser()
     const want = await collect((onPoint, onError) =>
-      forEachLineSlice(body, (slice, offset) => {
+      forEachLineSlice(Buffer.from(body), (slice, offset) => {
         parser.parse(slice, onPoint, onError, offset)
       }),
     )

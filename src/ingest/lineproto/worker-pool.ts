@@ -64,7 +64,8 @@ export function splitBody(body: Uint8Array, parts: number): Array<{ start: numbe
 
 /** A part of a body parsed here, on the main thread, when the body is read as a source. */
 interface InlinePart {
-  text: string
+  /** the part's bytes (a view of the request body) */
+  inline: Uint8Array
   lineOffset: number
 }
 
@@ -115,8 +116,8 @@ export class ParsedBody {
    */
   fail(part: number, err: Error): void {
     const p = this.parts[part]
-    if (!('text' in p) && p.slices.length === 0) {
-      this.parts[part] = { text: asBuffer(p.bytes).toString('utf8'), lineOffset: p.lineOffset }
+    if (!('inline' in p) && p.slices.length === 0) {
+      this.parts[part] = { inline: p.bytes, lineOffset: p.lineOffset }
     } else {
       this.failure ??= err
     }
@@ -144,7 +145,7 @@ export class ParsedBody {
     for (let i = 0; i < this.parts.length; i++) {
       for (let k = 0; ; k++) {
         let part = this.parts[i]
-        while (!('text' in part) && k >= part.slices.length && !part.done && this.failure === undefined) {
+        while (!('inline' in part) && k >= part.slices.length && !part.done && this.failure === undefined) {
           await new Promise<void>((resolve) => {
             this.wake = resolve
           })
@@ -153,15 +154,15 @@ export class ParsedBody {
         if (this.failure !== undefined) {
           throw this.failure
         }
-        if ('text' in part) {
+        if ('inline' in part) {
           // (a part turns inline only before any of its slices arrived, so k is 0 here)
-          const { text, lineOffset } = part
+          const { inline, lineOffset } = part
           const parser = this.parser
           const keyed = (p: Point, line: number): void => {
             p.seriesKey = parser.seriesKey()
             onPoint(p, line)
           }
-          await forEachLineSlice(text, (slice, offset) => {
+          await forEachLineSlice(inline, (slice, offset) => {
             parser.parse(slice, keyed, onError, lineOffset + offset)
           })
           break
@@ -177,8 +178,7 @@ export class ParsedBody {
 
 /** A body parsed wholly on the main thread, a slice at a time (no workers, or none that run). */
 export function parsedHere(body: Uint8Array, parser: LineProtoParser): ParsedBody {
-  const text = asBuffer(body).toString('utf8')
-  return new ParsedBody([{ text, lineOffset: 0 }], parser)
+  return new ParsedBody([{ inline: body, lineOffset: 0 }], parser)
 }
 
 interface PoolWorker {
@@ -278,14 +278,13 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
       if (broken) {
         return parsedHere(body, parser)
       }
-      const buf = asBuffer(body)
       const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
       const inline = shareMain && parts.length > 1
       const chosen = pick(parts.length - (inline ? 1 : 0))
       const parsed = new ParsedBody(
         parts.map(({ start, end, lineOffset }, k) =>
           inline && k === 0
-            ? { text: buf.toString('utf8', start, end), lineOffset }
+            ? { inline: body.subarray(start, end), lineOffset }
             : { bytes: body.subarray(start, end), lineOffset, slices: [], done: false },
         ),
         parser,
