@@ -22,7 +22,7 @@
  * (VARBINARY) are rejected: the storage layer has no such types.
  */
 import { HINT_RAW_NEWLINE, IngestParseError, LineFailure } from '../errors.js'
-import { PointBuilder, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
+import { PointBuilder, ownedString, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
 export type { OnError, OnPoint, ParseStats } from '../point.js'
 
@@ -151,7 +151,7 @@ export class LineProtoParser {
         this.seriesKeys.clear()
       }
       key = seriesKeyOf(this.builder.point.tags)
-      this.seriesKeys.set(text, key)
+      this.seriesKeys.set(ownedString(text), key)
     }
     return key
   }
@@ -317,8 +317,9 @@ export class LineProtoParser {
       if (this.knownSeries.size >= MAX_SERIES_KEYS) {
         this.knownSeries.clear()
       }
-      const tags = p.tags.map(([k, v]): [string, string] => [k, v])
-      this.knownSeries.set(seriesHash, { raw: s.slice(start, i), measurement: p.measurement, tags, key: undefined })
+      const tags = p.tags.map(([k, v]): [string, string] => [ownedString(k), ownedString(v)])
+      const raw = ownedString(s.slice(start, i))
+      this.knownSeries.set(seriesHash, { raw, measurement: ownedString(p.measurement), tags, key: undefined })
     }
     this.parseFieldSet(i, end, moreLines)
   }
@@ -712,7 +713,6 @@ export class LineProtoParser {
   }
 }
 
-/** 0 for no digits after the suffix letter, 8/16/32/64, or -1. */
 /** Whether s[start, end) is `text`. */
 function sameText(text: string, s: string, start: number, end: number): boolean {
   if (text.length !== end - start) {
@@ -726,6 +726,7 @@ function sameText(text: string, s: string, start: number, end: number): boolean 
   return true
 }
 
+/** 0 for no digits after the suffix letter, 8/16/32/64, or -1. */
 function suffixBits(s: string, i: number, end: number): number {
   const n = end - i
   if (n === 0) {

@@ -9,7 +9,7 @@
  * a slice carries only the ids and the entries the receiver has not seen yet.
  */
 import type { Rejection } from '../schemaless/schemaless.js'
-import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
+import { ownedString, seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000
@@ -97,7 +97,7 @@ export class SliceEncoder {
     let sid = this.seriesIds.get(seriesText)
     if (sid === undefined) {
       sid = this.seriesIds.size
-      this.seriesIds.set(seriesText, sid)
+      this.seriesIds.set(ownedString(seriesText), sid)
       this.entries++
       this.newSeries.push([sid, p.measurement, p.tags.map(([k, v]): [string, string] => [k, v])])
     }

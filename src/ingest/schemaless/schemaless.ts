@@ -30,7 +30,7 @@ import { FIXED_LENGTH } from '../../sql/types.js'
 import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, DatabaseInfo, Precision, RowBatch, StableInfo, TagValue, TdType } from '../../storage/types.js'
 import { TAG_NULL_NAME, childTableName } from '../naming.js'
-import { seriesKeyOf, type Field, type Point } from '../point.js'
+import { ownedString, seriesKeyOf, type Field, type Point } from '../point.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
 
@@ -257,7 +257,8 @@ class RequestState {
   }
 
   private openStable(measurement: string, line: number): StableAcc {
-    const name = stableNameOf(measurement)
+    // a new super table's name is kept by the catalog: a copy, not a view of the body
+    const name = ownedString(stableNameOf(measurement))
     const same = this.stables.get(name)
     if (same !== undefined) {
       return same
@@ -430,7 +431,8 @@ class RequestState {
       }
       const tags: Record<string, TagValue> = {}
       for (const [k, v] of p.tags) {
-        tags[k] = v
+        // kept by the catalog with the new child: a copy, not a view of the body (ownedString)
+        tags[k] = ownedString(v)
         const len = valueLength('NCHAR', v)
         let t = st.tags.get(k)
         if (t === undefined) {
@@ -634,8 +636,9 @@ function knownCol(c: ColumnDef): ColState {
   return { name: c.name, type: c.type, want: c.length, known: true, sinceLine: 0, slot: -1, seenPoint: 0 }
 }
 
+/** A column or tag the catalog does not have yet; its name goes into the catalog, so it is copied off the body (ownedString). */
 function newCol(name: string, type: TdType, want: number, line: number, seq: number): ColState {
-  return { name, type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
+  return { name: ownedString(name), type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
 }
 
 function hasHole(r: unknown[]): boolean {
