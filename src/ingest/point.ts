@@ -83,18 +83,6 @@ export function seriesKeyOf(tags: ReadonlyArray<readonly [string, string]>): str
   return key
 }
 
-/**
- * A copy of `s` that keeps nothing else alive, for parsed strings that outlive their body (series
- * caches, new child tables' tags). V8 makes a cut of 13 or more characters from a longer string
- * a view of it: a 30-character tag value kept in a cache held on to the whole 8-64 KB slice of
- * the body it came from (300 such cuts of 600 KB strings: 106 MB of heap kept, 3 MB with copies).
- * Prepending a character makes a new string; V8 flattens it before cutting it again, so the
- * result is a view of that small copy only.
- */
-export function ownedString(s: string): string {
-  return (' ' + s).slice(1)
-}
-
 /** A mutable field slot that parsers reuse; exposed to callbacks as `Field`. */
 interface FieldSlot {
   name: string

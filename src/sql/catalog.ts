@@ -2,6 +2,7 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'no
 import type { Catalog, ChildTableSpec } from './catalog-types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
 import { durationTicks } from './time.js'
+import { ownedString } from '../owned-string.js'
 import { StorageUnavailableError, isStorageUnavailable } from '../storage/errors.js'
 import type {
   ColumnDef,
@@ -1084,13 +1085,16 @@ class SqlCatalog implements LoadableCatalog {
             throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
           }
         }
+        // names and tag values cut from a statement or body are copied before the cache keeps them
+        // (ownedString): a child auto-created by a large INSERT must not keep the INSERT alive
         const full: Record<string, TagValue> = {}
         for (const t of st.tags) {
-          full[t.name] = spec.tags[t.name] ?? null
+          const v = spec.tags[t.name] ?? null
+          full[t.name] = typeof v === 'string' ? ownedString(v) : v
         }
         const info: TableInfo = {
           db,
-          name: spec.name,
+          name: ownedString(spec.name),
           kind: 'child',
           tid: 0, // allocated below, once every spec is valid
           stable: spec.stable,

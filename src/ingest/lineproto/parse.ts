@@ -22,7 +22,8 @@
  * (VARBINARY) are rejected: the storage layer has no such types.
  */
 import { HINT_RAW_NEWLINE, IngestParseError, LineFailure } from '../errors.js'
-import { PointBuilder, ownedString, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
+import { PointBuilder, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
+import { ownedString } from '../../owned-string.js'
 
 export type { OnError, OnPoint, ParseStats } from '../point.js'
 

@@ -9,7 +9,8 @@
  * a slice carries only the ids and the entries the receiver has not seen yet.
  */
 import type { Rejection } from '../schemaless/schemaless.js'
-import { ownedString, seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
+import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
+import { ownedString } from '../../owned-string.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000

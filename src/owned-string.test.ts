@@ -1,14 +1,14 @@
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { ownedString } from './point.js'
+import { ownedString } from './owned-string.js'
 
-const POINT_TS = join(import.meta.dirname, 'point.ts')
+const MODULE_TS = join(import.meta.dirname, 'owned-string.ts')
 
 /** MB of heap still used after keeping a 30-character cut of each of 300 strings of 600 KB, with or without ownedString. */
 function keptHeapMiB(owned: boolean): number {
   const script = `
-    const { ownedString } = await import(${JSON.stringify(POINT_TS)})
+    const { ownedString } = await import(${JSON.stringify(MODULE_TS)})
     const keep = []
     for (let i = 0; i < 300; i++) {
       const body = (String.fromCharCode(97 + (i % 26)) + i).repeat(100000).slice(0, 600000)
