@@ -453,6 +453,12 @@ function putUtcTimestamp(buf: Uint8Array, pos: number, prefix: Uint8Array, secon
 
 const FRACTION_WIDTH: Record<Precision, number> = { ms: 3, us: 6, ns: 9 }
 
+/** `"YYYY-MM-DDT` of a UTC day (days since 1970), from formatTimestamp, the reference rendering: once per day a result reaches */
+function utcDatePrefix(day: number, precision: Precision): Uint8Array {
+  const text = formatTimestamp(BigInt(day * 86400) * BigInt(TICKS_PER_SECOND_NUM[precision]), precision)
+  return Buffer.from('"' + text.slice(0, text.indexOf('T') + 1), 'latin1')
+}
+
 /**
  * UTC TIMESTAMP values as `"YYYY-MM-DDTHH:MM:SS.fffZ"` bytes: the date part comes from
  * formatTimestamp (the reference rendering) once per day, the rest is arithmetic.
@@ -460,7 +466,7 @@ const FRACTION_WIDTH: Record<Precision, number> = { ms: 3, us: 6, ns: 9 }
 class UtcTimestampWriter extends TickSplitter {
   readonly #width: number
   #day = NaN
-  #date = new Uint8Array(0)
+  #date: Uint8Array = new Uint8Array(0)
 
   constructor(precision: Precision) {
     super(precision)
@@ -474,8 +480,7 @@ class UtcTimestampWriter extends TickSplitter {
     const day = Math.floor(secs / 86400)
     if (day !== this.#day) {
       this.#day = day
-      const text = formatTimestamp(BigInt(day * 86400) * this.perBig, this.precision)
-      this.#date = new TextEncoder().encode('"' + text.slice(0, text.indexOf('T') + 1))
+      this.#date = utcDatePrefix(day, this.precision)
     }
     out.utcClock(this.#date, secs - day * 86400, frac, this.#width)
   }
@@ -576,7 +581,6 @@ function writeNumericRows(
 ): void {
   const ncol = columns.length
   const per = TICKS_PER_SECOND_NUM[precision]
-  const perBig = BigInt(per)
   const width = FRACTION_WIDTH[precision]
   // per TIMESTAMP column: the day of the last value and its `"YYYY-MM-DDT`
   const days = new Array<number>(ncol).fill(NaN)
@@ -607,8 +611,7 @@ function writeNumericRows(
           const day = Math.floor(secs / 86400)
           if (day !== days[i]) {
             days[i] = day
-            const text = formatTimestamp(BigInt(day * 86400) * perBig, precision)
-            dates[i] = Buffer.from('"' + text.slice(0, text.indexOf('T') + 1), 'latin1')
+            dates[i] = utcDatePrefix(day, precision)
           }
           pos = putUtcTimestamp(buf, pos, dates[i], secs - day * 86400, frac, width)
           break

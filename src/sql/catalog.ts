@@ -748,7 +748,7 @@ class SqlCatalog implements LoadableCatalog {
       opts.precision = precision
       opts.vgroups = vgroups
       const info: DatabaseInfo = {
-        name,
+        name: ownedString(name),
         precision,
         vgroups,
         firstVgId: maxId + 1,
@@ -761,7 +761,7 @@ class SqlCatalog implements LoadableCatalog {
           `INSERT INTO ${this.cat('databases')} (name, prec, vgroups, first_vgid, options, created_at) VALUES (${this.s(name)}, ${this.s(precision)}, ${vgroups}, ${info.firstVgId}, ${this.s(JSON.stringify(opts))}, ${info.createdAt})`,
         )
       })
-      this.dbs.set(name, info)
+      this.dbs.set(info.name, info)
     }, () => this.syncDatabases())
   }
 
@@ -819,7 +819,7 @@ class SqlCatalog implements LoadableCatalog {
       if (this.tables.get(db)?.has(name)) {
         throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
       }
-      const info: StableInfo = { db, name, columns: [...columns], tags: [...tags], createdAt: Date.now() }
+      const info: StableInfo = { db, name: ownedString(name), columns: ownedColumns(columns), tags: ownedColumns(tags), createdAt: Date.now() }
       if (comment !== undefined) {
         info.comment = comment
       }
@@ -836,7 +836,7 @@ class SqlCatalog implements LoadableCatalog {
           `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)})`,
         )
       })
-      mapOf(this.stables, db).set(name, info)
+      mapOf(this.stables, db).set(info.name, info)
     }, this.syncNames(db, [name]))
   }
 
@@ -889,7 +889,8 @@ class SqlCatalog implements LoadableCatalog {
       if (st.columns.some((c) => c.name === col.name)) {
         throw new TdError(TD.MND_COLUMN_ALREADY_EXIST, 'Column already exists')
       }
-      const next: StableInfo = isTag ? { ...st, tags: [...st.tags, col] } : { ...st, columns: [...st.columns, col] }
+      const [added] = ownedColumns([col])
+      const next: StableInfo = isTag ? { ...st, tags: [...st.tags, added] } : { ...st, columns: [...st.columns, added] }
       const target = isTag ? `${stable}$tags` : stable
       await this.engine.transaction(async (tx) => {
         await tx.exec(`ALTER TABLE ${this.phys(db, target)} ADD COLUMN ${this.colDefsSql([col])}`)
@@ -899,7 +900,7 @@ class SqlCatalog implements LoadableCatalog {
       if (isTag) {
         for (const t of this.tables.get(db)?.values() ?? []) {
           if (t.kind === 'child' && t.stable === stable && t.tags) {
-            t.tags[col.name] = null
+            t.tags[added.name] = null
           }
         }
       }
@@ -1085,12 +1086,10 @@ class SqlCatalog implements LoadableCatalog {
             throw new TdError(TD.PAR_INVALID_TAG_NAME, `Invalid tag name: ${k}`)
           }
         }
-        // names and tag values cut from a statement or body are copied before the cache keeps them
-        // (ownedString): a child auto-created by a large INSERT must not keep the INSERT alive
+        const given = ownedTags(spec.tags)
         const full: Record<string, TagValue> = {}
         for (const t of st.tags) {
-          const v = spec.tags[t.name] ?? null
-          full[t.name] = typeof v === 'string' ? ownedString(v) : v
+          full[t.name] = given[t.name] ?? null
         }
         const info: TableInfo = {
           db,
@@ -1199,7 +1198,7 @@ class SqlCatalog implements LoadableCatalog {
       }
       const key = `${db}\u0000`
       const tid = this.allocTid(key)
-      const info: TableInfo = { db, name, kind: 'normal', tid, columns: [...columns], ttl, createdAt: Date.now() }
+      const info: TableInfo = { db, name: ownedString(name), kind: 'normal', tid, columns: ownedColumns(columns), ttl, createdAt: Date.now() }
       try {
         await this.engine.transaction(async (tx) => {
           await tx.exec(
@@ -1216,7 +1215,7 @@ class SqlCatalog implements LoadableCatalog {
         }
         throw err
       }
-      mapOf(this.tables, db).set(name, info)
+      mapOf(this.tables, db).set(info.name, info)
       return info
     }, async () => {
       await this.syncNames(db, [name])()
@@ -1277,7 +1276,7 @@ class SqlCatalog implements LoadableCatalog {
       if (sets.length === 0) {
         return
       }
-      const next = { ...(t.tags ?? {}), ...tags }
+      const next = { ...(t.tags ?? {}), ...ownedTags(tags) }
       await this.engine.transaction(async (tx) => {
         await tx.exec(
           `UPDATE ${this.phys(db, `${st.name}$tags`)} SET ${sets.join(', ')} WHERE ${this.d.quoteIdent('_tid')} = ${t.tid}`,
@@ -1448,6 +1447,23 @@ function* slices<T>(list: T[], size: number): Generator<T[]> {
   for (let i = 0; i < list.length; i += size) {
     yield list.slice(i, i + size)
   }
+}
+
+/**
+ * Catalog entries live as long as the process, longer than the statement or request body their
+ * names and tag values were cut from: they keep copies (ownedString), so that no cached name
+ * holds a large INSERT or line-protocol body in memory.
+ */
+function ownedColumns(cols: readonly ColumnDef[]): ColumnDef[] {
+  return cols.map((c) => ({ ...c, name: ownedString(c.name) }))
+}
+
+function ownedTags(tags: Record<string, TagValue>): Record<string, TagValue> {
+  const out: Record<string, TagValue> = {}
+  for (const [k, v] of Object.entries(tags)) {
+    out[k] = typeof v === 'string' ? ownedString(v) : v
+  }
+  return out
 }
 
 function mapOf<V>(m: Map<string, Map<string, V>>, key: string): Map<string, V> {

@@ -258,8 +258,7 @@ class RequestState {
   }
 
   private openStable(measurement: string, line: number): StableAcc {
-    // a new super table's name is kept by the catalog: a copy, not a view of the body
-    const name = ownedString(stableNameOf(measurement))
+    const name = stableNameOf(measurement)
     const same = this.stables.get(name)
     if (same !== undefined) {
       return same
@@ -432,8 +431,7 @@ class RequestState {
       }
       const tags: Record<string, TagValue> = {}
       for (const [k, v] of p.tags) {
-        // kept by the catalog with the new child: a copy, not a view of the body (ownedString)
-        tags[k] = ownedString(v)
+        tags[k] = v
         const len = valueLength('NCHAR', v)
         let t = st.tags.get(k)
         if (t === undefined) {
@@ -637,9 +635,8 @@ function knownCol(c: ColumnDef): ColState {
   return { name: c.name, type: c.type, want: c.length, known: true, sinceLine: 0, slot: -1, seenPoint: 0 }
 }
 
-/** A column or tag the catalog does not have yet; its name goes into the catalog, so it is copied off the body (ownedString). */
 function newCol(name: string, type: TdType, want: number, line: number, seq: number): ColState {
-  return { name: ownedString(name), type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
+  return { name, type, want, known: false, sinceLine: line, slot: -1, seenPoint: seq }
 }
 
 function hasHole(r: unknown[]): boolean {
@@ -706,7 +703,8 @@ class ChildNameCache {
     let names = this.byStable.get(stable)
     if (names === undefined) {
       names = new Map()
-      this.byStable.set(stable, names)
+      // the cache outlives the request the name was parsed from (ownedString)
+      this.byStable.set(ownedString(stable), names)
     }
     let name = names.get(tagKey)
     if (name === undefined) {
@@ -715,7 +713,7 @@ class ChildNameCache {
         this.byStable.clear()
         this.size = 0
         names = new Map()
-        this.byStable.set(stable, names)
+        this.byStable.set(ownedString(stable), names)
       }
       names.set(tagKey, name)
       this.size++
