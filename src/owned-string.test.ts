@@ -21,10 +21,36 @@ function keptHeapMiB(owned: boolean): number {
   return Number(execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', script]).toString())
 }
 
+/** V8's string representation (e.g. SLICED_ONE_BYTE_STRING_TYPE) of ownedString of a cut and of a concatenation. */
+function representations(): string[] {
+  // the natives syntax goes through Function: tsx's transform would reject it in the script itself
+  const script = `
+    const { ownedString } = await import(${JSON.stringify(MODULE_TS)})
+    const body = 'x'.repeat(1000) + 'host=h0001,region=eu-west-1,rack=r17'
+    const debugPrint = new Function('s', '%DebugPrint(s)')
+    for (const s of [body.slice(1000, 1036), 't_' + body.slice(1000)]) {
+      debugPrint(s)
+      debugPrint(ownedString(s))
+    }
+  `
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--import', 'tsx', '--input-type=module', '-e', script]).toString()
+  return [...out.matchAll(/- type: (\w+)/g)].map((m) => m[1])
+}
+
 describe('ownedString', () => {
   it('is the same text', () => {
-    for (const s of ['', 'a', 'host=h0001', 'x'.repeat(13), 'név ü €'.repeat(5)]) {
+    for (const s of ['', 'a', 'host=h0001', 'x'.repeat(13), 'név ü €'.repeat(5), 'lone \ud800 surrogate \udfff', 'ctl \u0000\n"\\']) {
       expect(ownedString(s)).toBe(s)
+    }
+  })
+
+  it('is a flat string, not a view of a longer one or a concatenation (slow Map-key comparisons)', () => {
+    const [cut, ownedCut, cons, ownedCons] = representations()
+    expect(cut).toMatch(/^SLICED_/)
+    expect(cons).toMatch(/^CONS_/)
+    for (const t of [ownedCut, ownedCons]) {
+      expect(t).not.toMatch(/SLICED|CONS|THIN/)
+      expect(t).toMatch(/STRING_TYPE$/)
     }
   })
 

@@ -9,6 +9,7 @@
  * core's choice and do not reach this function.
  */
 import { createHash } from 'node:crypto'
+import { ownedString } from '../owned-string.js'
 
 /** Tag a super table gets when its points carry no tags at all. */
 export const TAG_NULL_NAME = '_tag_null'
@@ -51,7 +52,8 @@ export function childTableName(stable: string, tags: ReadonlyArray<readonly [str
   for (const [k, v] of sortTags(tags)) {
     text += ',' + k + '=' + v
   }
-  return 't_' + createHash('md5').update(text, 'utf8').digest('hex')
+  // flat, not a concatenation: the name is a key of the catalog's and the caches' maps
+  return ownedString('t_' + createHash('md5').update(text, 'utf8').digest('hex'))
 }
 
 function lowerAscii(c: number): number {
