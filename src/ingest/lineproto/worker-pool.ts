@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os'
 import type { Worker } from 'node:worker_threads'
 import type { Logger } from '../../logger.js'
 import { siblingModule, startModuleWorker } from '../../worker-thread.js'
+import { WorkSlice } from '../../event-loop.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
 import { asBuffer, forEachLineSlice } from '../slices.js'
@@ -142,6 +143,8 @@ export class ParsedBody {
   }
 
   private async replay(onPoint: (p: Point, line: number) => void, onError: (e: Rejection) => void): Promise<void> {
+    // slices that arrived while the main thread was busy are decoded in turns, not all at once
+    const turn = new WorkSlice()
     for (let i = 0; i < this.parts.length; i++) {
       for (let k = 0; ; k++) {
         let part = this.parts[i]
@@ -171,6 +174,7 @@ export class ParsedBody {
           break
         }
         decodeSlice(part.slices[k], onPoint, onError)
+        await turn.pause()
       }
     }
   }
