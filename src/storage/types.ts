@@ -120,6 +120,8 @@ export interface Dialect {
   columnType(col: ColumnDef): string
   /** floor division usable for window bucketing, e.g. `floor((ts - o) / i)` on bigint */
   floorDiv(a: string, b: string): string
+  /** the integer quotient of a non-negative bigint by a positive one (no sign handling) */
+  quotient(a: string, b: string): string
   /** regex match (POSIX-ish, unanchored) */
   regexMatch(value: string, pattern: string): string
   /** cast a physical value to text */

@@ -13,7 +13,7 @@ import { parseSelect } from '../../src/sql/select/parse-select.js'
 import { planSelect } from '../../src/sql/select/plan-select.js'
 import { runSelect } from '../../src/sql/select/run-select.js'
 
-const T0 = 1_700_000_000_000
+export const T0 = 1_700_000_000_000
 
 /** `pre`: whether the per-child plan must be chosen (so the comparison is not of one plan with itself) */
 const QUERIES: { sql: string; pre: boolean }[] = [
@@ -34,13 +34,13 @@ const QUERIES: { sql: string; pre: boolean }[] = [
   { sql: 'select _wstart, tbname, avg(v) + max(n) * 2 from DB.st partition by tbname interval(3m) sliding(1m)', pre: false },
 ]
 
-interface Child {
+export interface Child {
   location: string | null
   groupid: number
   rows: { sec: number; v: number | null; n: number | null }[]
 }
 
-const childArb: fc.Arbitrary<Child> = fc.record({
+export const childArb: fc.Arbitrary<Child> = fc.record({
   location: fc.constantFrom('a', 'b', null),
   groupid: fc.integer({ min: 0, max: 2 }),
   rows: fc.array(
@@ -54,7 +54,7 @@ const childArb: fc.Arbitrary<Child> = fc.record({
   ),
 })
 
-function sameNumbers(a: unknown, b: unknown): boolean {
+export function sameNumbers(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') {
     return a === b || Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
   }
@@ -124,7 +124,7 @@ export function runPreAggregateSuite(name: string, open: () => Promise<Storage>)
   })
 }
 
-async function load(storage: Storage, db: string, children: Child[]): Promise<void> {
+export async function load(storage: Storage, db: string, children: Child[]): Promise<void> {
   await storage.catalog.createDatabase(db, { precision: 'ms' }, true)
   await storage.catalog.createStable(
     db,

@@ -69,7 +69,7 @@ describe('planSelect: backend SQL shape', () => {
     expect(p.sql).toMatch(/ORDER BY "__k0" ASC NULLS LAST, "o0" ASC NULLS LAST$/)
     // FILL reads the window start and keys from the rows: they stay selected
     const f = plan("select _wstart, avg(c) from db.st where ts >= '2024-01-01T00:00:00Z' and ts < '2024-01-01T01:00:00Z' partition by tbname interval(1m) fill(null)")
-    expect(f.sql).toMatch(/^SELECT b\."__w" AS "o0", /)
+    expect(f.sql).toMatch(/^SELECT \(\d+ \+ b\."__w" \* 60000000\) AS "o0", /)
     expect(f.sql).toContain('AS "__k0"')
   })
 
@@ -85,13 +85,19 @@ describe('planSelect: backend SQL shape', () => {
     expect(p.sql).toContain(
       '(CASE WHEN (d."ts" - 1000000) >= 0 THEN d."ts" - ((d."ts" - 1000000) % 60000000) ELSE d."ts" - ((((d."ts" - 1000000) % 60000000) + 60000000) % 60000000) END) AS "__w"',
     )
-    // a WHERE that keeps every ts at or after the offset needs no negative-safe form
-    expect(plan('select _wstart, avg(c) from db.st where ts >= 1000000 and c > 0 interval(1m, 1s)').sql).toContain(
-      '(d."ts" - ((d."ts" - 1000000) % 60000000)) AS "__w"',
-    )
-    for (const where of ['where ts >= 999999', 'where ts >= 1000000 or c > 0', 'where ts <= 1000000']) {
+    // a WHERE with a lower bound: windows are numbered from the bound's window, the start computed per group
+    const numbered = plan('select _wstart, avg(c) from db.st where ts >= 1000000 and c > 0 interval(1m, 1s)').sql
+    expect(numbered).toContain('((d."ts" - 1000000) // (60000000)) AS "__w"')
+    expect(numbered).toMatch(/^SELECT \(1000000 \+ b\."__w" \* 60000000\) AS "o0"/)
+    // the bound's window may start before it, before 1970 too
+    expect(plan('select _wstart, avg(c) from db.st where ts >= 999999 interval(1m, 1s)').sql).toContain('((d."ts" - (-59000000)) // (60000000)) AS "__w"')
+    for (const where of ['where ts >= 1000000 or c > 0', 'where ts <= 1000000']) {
       expect(plan(`select _wstart, avg(c) from db.st ${where} interval(1m, 1s)`).sql).toContain('(CASE WHEN (d."ts" - 1000000) >= 0')
     }
+    // overlapping (SLIDING) windows keep the aligned start: from the offset on, the single `%`
+    expect(plan('select _wstart, avg(c) from db.st where ts >= 1000000 interval(2m, 1s) sliding(1m)').sql).toContain(
+      '(d."ts" - ((d."ts" - 1000000) % 60000000))',
+    )
     expect(plan('select _wstart, avg(c) from db.st interval(1m, 1s) partition by tbname', undefined, false).sql).toMatch(
       /GROUP BY b\."tbname", b\."__w"/,
     )

@@ -18,6 +18,8 @@ import {
 import {
   alignSql,
   alignStart,
+  windowIndex,
+  type WindowIndex,
   durationToTicks,
   extraWindows,
   MAX_FILL_ROWS,
@@ -38,6 +40,11 @@ export interface PlanEnv {
    * differential test turns it off, to compare both plans
    */
   preAggregate?: boolean
+  /**
+   * false: INTERVAL windows are always grouped by their aligned start, never numbered from a
+   * lower time bound (see windowIndex); only the differential test turns it off
+   */
+  windowNumbers?: boolean
   /** information_schema tables; undefined when not wired */
   systemTable?: (name: string, catalog: Catalog) => { columns: ColumnMeta[]; rows: unknown[][] } | undefined
 }
@@ -367,13 +374,18 @@ class Planner {
       }
     }
     let crossJoin = ''
+    // set when __w is a window number rather than the window's start (see windowIndex)
+    let windowNumber: WindowIndex | undefined
     if (window !== undefined && src?.ts !== undefined) {
       const tsRaw = whereScope.get(src.ts)?.sql as string
       const extra = extraWindows(window)
       // Grafana-style queries bound the time from below; from the offset on, one `%` aligns
       const lo = stmt.where === undefined ? undefined : timeRange(stmt.where, ctxBase, src.ts).lo
       const align = alignSql(tsRaw, window, lo !== undefined && lo >= window.offset)
-      if (extra === 0) {
+      if (extra === 0 && lo !== undefined && this.env.windowNumbers !== false) {
+        windowNumber = windowIndex(tsRaw, window, lo, (a, b) => this.d.quotient(a, b))
+        baseCols.push(`${windowNumber.indexSql} AS ${this.q('__w')}`)
+      } else if (extra === 0) {
         baseCols.push(`${align} AS ${this.q('__w')}`)
       } else {
         // a row belongs to every sliding window that still covers it
@@ -399,8 +411,10 @@ class Planner {
     }
     const ctx: CompileCtx = { ...ctxBase, scope: mainScope, level: 'main' }
     delete ctx.tid
+    // the window start as the outer queries see it (grouping and ordering may use __w itself)
+    const wStart = windowNumber === undefined ? `b.${this.q('__w')}` : windowNumber.startSql(`b.${this.q('__w')}`)
     if (window !== undefined) {
-      ctx.window = { spec: window, w: `b.${this.q('__w')}` }
+      ctx.window = { spec: window, w: wStart }
     }
     const series = items.some((i) => containsSeries(i.expr))
     if (series) {
@@ -471,7 +485,7 @@ class Planner {
     }
     let wIndex = -1
     if (window !== undefined) {
-      wIndex = hiddenCol(`b.${this.q('__w')}`, '__w')
+      wIndex = hiddenCol(wStart, '__w')
     }
     const keyIndexes: number[] = []
     if (!stmt.distinct) {
@@ -682,7 +696,7 @@ class Planner {
     const asc = 'ASC NULLS LAST'
     const terms = keySqls.map((k) => ({ sql: k, dir: asc }))
     if (windowed) {
-      terms.push({ sql: `b.${this.q('__w')}`, dir: asc })
+      terms.push({ sql: ctx.window?.w ?? `b.${this.q('__w')}`, dir: asc })
     } else if (!aggregated && src.ts !== undefined) {
       if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
         // TDengine promises no order across child tables without ORDER BY. Sorting by (_tid, ts)

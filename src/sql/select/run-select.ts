@@ -14,6 +14,8 @@ export interface SelectEnv {
   now?: () => number
   /** see PlanEnv.preAggregate */
   preAggregate?: boolean
+  /** see PlanEnv.windowNumbers */
+  windowNumbers?: boolean
 }
 
 /**
@@ -28,6 +30,7 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     nowMs: env.now?.() ?? Date.now(),
     systemTable,
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
+    ...(env.windowNumbers === undefined ? {} : { windowNumbers: env.windowNumbers }),
   })
   const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
   const engine = env.storage.engine

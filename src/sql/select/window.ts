@@ -51,6 +51,39 @@ export function alignStart(ts: bigint, spec: WindowSpec): bigint {
 }
 
 /**
+ * Window numbering from a lower time bound. When the WHERE keeps every ts at or after `lo`, the
+ * scan computes each row's window as a small count of windows since `base` (the start of the
+ * window holding `lo`) and the window start is `base + n * sliding`, worked out per group after
+ * aggregating. DuckDB knows from the column's statistics that the count is small and groups on a
+ * compressed narrow integer: a 10-million-row INTERVAL(1m) aggregate took ~108 instead of ~127 ms
+ * in DuckDB (best of 9, same file) than grouping on the aligned BIGINT start.
+ */
+export interface WindowIndex {
+  /** the start of the window holding the lower bound (ticks) */
+  base: bigint
+  /** the window's number since base, computed in the scan */
+  indexSql: string
+  /** its start, from the number: `base + n * sliding` */
+  startSql(n: string): string
+}
+
+/**
+ * `lo`: a lower bound every row's ts keeps (ticks). For windows that do not overlap (a row in one
+ * window only); `ts - base` is never negative, so the plain quotient is exact.
+ */
+export function windowIndex(ts: string, spec: WindowSpec, lo: bigint, quotient: (a: string, b: string) => string): WindowIndex {
+  const base = alignStart(lo, spec)
+  const s = spec.sliding.toString()
+  // parenthesised when negative: `ts - -5` is valid SQL, but one lost space would make it a comment
+  const b = base < 0n ? `(${base})` : base.toString()
+  return {
+    base,
+    indexSql: quotient(`${ts} - ${b}`, s),
+    startSql: (n) => `(${b} + ${n} * ${s})`,
+  }
+}
+
+/**
  * Backend SQL for the aligned window start of `ts` (a BIGINT expression). Plain integer arithmetic
  * so both backends compute it in the scan. `%` truncates toward zero on both, so a timestamp
  * before the offset (before 1970) needs `((x % s) + s) % s`; every other one takes the single

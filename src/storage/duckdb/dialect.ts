@@ -23,6 +23,9 @@ export const duckdbDialect: Dialect = {
   columnType(col: ColumnDef): string {
     return duckdbColumnType(col)
   },
+  quotient(a: string, b: string): string {
+    return `((${a}) // (${b}))`
+  },
   floorDiv(a: string, b: string): string {
     // `//` truncates toward zero and fdiv() goes through DOUBLE (loses ns ticks above 2^53).
     // Exact floor for a positive divisor (window lengths); measured cheaper in DuckDB than the

@@ -97,6 +97,9 @@ export const postgresDialect: PostgresDialect = {
     return `td_${db}`
   },
   columnType: postgresColumnType,
+  quotient(a: string, b: string): string {
+    return `((${a}) / (${b}))`
+  },
   floorDiv(a: string, b: string): string {
     // integer `/` truncates toward zero; exact floor for a positive divisor on bigint ticks
     // (never through double precision, which loses ns ticks above 2^53)
