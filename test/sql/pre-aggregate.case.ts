@@ -11,7 +11,7 @@ import { Cursor } from '../../src/sql/cursor.js'
 import { tokenize } from '../../src/sql/lexer.js'
 import { parseSelect } from '../../src/sql/select/parse-select.js'
 import { planSelect } from '../../src/sql/select/plan-select.js'
-import { runSelect } from '../../src/sql/select/run-select.js'
+import { selectRows } from './select-rows.js'
 
 export const T0 = 1_700_000_000_000
 
@@ -76,18 +76,7 @@ export function runPreAggregateSuite(name: string, open: () => Promise<Storage>)
       await storage?.close()
     })
 
-    async function run(sql: string, preAggregate: boolean): Promise<unknown[][]> {
-      const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
-      const result = await runSelect(stmt, { storage, ctx: { user: 'root' }, preAggregate })
-      if (result.kind !== 'rows') {
-        throw new Error('expected rows')
-      }
-      const out: unknown[][] = []
-      for await (const chunk of result.rows) {
-        out.push(...chunk.map((r) => r.slice(0, result.columns.length)))
-      }
-      return out
-    }
+    const run = (sql: string, preAggregate: boolean): Promise<unknown[][]> => selectRows(storage, sql, { preAggregate })
 
     it('picks the per-child plan exactly for the shapes it is valid for', async () => {
       const db = `pa_shape_${process.pid}`

@@ -14,7 +14,7 @@ import { Cursor } from '../../src/sql/cursor.js'
 import { tokenize } from '../../src/sql/lexer.js'
 import { parseSelect } from '../../src/sql/select/parse-select.js'
 import { planSelect } from '../../src/sql/select/plan-select.js'
-import { runSelect } from '../../src/sql/select/run-select.js'
+import { selectRows } from './select-rows.js'
 import { childArb, load, sameNumbers, T0 } from './pre-aggregate.case.js'
 
 interface Window {
@@ -54,18 +54,7 @@ export function runWindowNumberSuite(name: string, open: () => Promise<Storage>)
       await storage?.close()
     })
 
-    async function run(sql: string, windowNumbers: boolean): Promise<unknown[][]> {
-      const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
-      const result = await runSelect(stmt, { storage, ctx: { user: 'root' }, windowNumbers })
-      if (result.kind !== 'rows') {
-        throw new Error('expected rows')
-      }
-      const out: unknown[][] = []
-      for await (const chunk of result.rows) {
-        out.push(...chunk)
-      }
-      return out
-    }
+    const run = (sql: string, windowNumbers: boolean): Promise<unknown[][]> => selectRows(storage, sql, { windowNumbers })
 
     async function compare(sql: string): Promise<void> {
       const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
