@@ -108,6 +108,30 @@ export interface RowBatch {
   rows: unknown[][]
 }
 
+/**
+ * Rows of one super table's existing children as typed columns, grouped by child: child k owns
+ * rows [starts[k], starts[k + 1]) and within a child the timestamps strictly increase. Value
+ * arrays have the element type of their column's physical type (DOUBLE Float64Array, BOOL
+ * Uint8Array of 0/1, BIGINT BigInt64Array, BIGINT UNSIGNED BigUint64Array); `valid[j]`, when
+ * set, marks the rows that have a value (1) in column j, the others are NULL.
+ */
+export interface ColumnBatch {
+  db: string
+  /** the super table */
+  table: string
+  /** the timestamp column, then the value columns */
+  columns: string[]
+  count: number
+  tids: Int32Array
+  starts: Int32Array
+  /** each child's first and last timestamp (ticks) */
+  firstTs: bigint[]
+  lastTs: bigint[]
+  ts: BigInt64Array
+  values: Array<Float64Array | Uint8Array | BigInt64Array | BigUint64Array>
+  valid: Array<Uint8Array | undefined>
+}
+
 /** How backend SQL text is spelled. Shared code never writes backend-specific SQL itself. */
 export interface Dialect {
   readonly name: 'duckdb' | 'postgres'
@@ -192,6 +216,12 @@ export interface Engine {
    * primary key; all batches are committed together or not at all. Returns rows written.
    */
   writeRows(batches: RowBatch[]): Promise<number>
+  /**
+   * The columnar fast path of ingest (optional; see ColumnBatch): appends the batches in one
+   * transaction when every child's rows are newer than what it stores, and answers undefined,
+   * having written nothing, when they are not (the caller then writes rows, which overwrite).
+   */
+  appendColumns?(batches: ColumnBatch[]): Promise<number | undefined>
   close(): Promise<void>
   /** true when the backend is reachable now (for readiness and 503 decisions) */
   healthy(): Promise<boolean>

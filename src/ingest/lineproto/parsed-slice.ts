@@ -15,9 +15,9 @@ import { ownedString } from '../../owned-string.js'
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000
 
-const TS_NONE = 0
-const TS_NUMBER = 1
-const TS_BIGINT = 2
+export const TS_NONE = 0
+export const TS_NUMBER = 1
+export const TS_BIGINT = 2
 
 /** One parsed slice of a body, as posted by a worker. */
 export interface SliceMessage {
@@ -229,21 +229,23 @@ export class SliceEncoder {
   }
 }
 
-interface SeriesDef {
+export interface SeriesDef {
   measurement: string
   tags: Array<[string, string]>
   key: string
+  /** the super and child table names, set by the columnar lane on first use (a pure function of the series) */
+  tables?: { stable: string; child: string }
 }
 
-interface ShapeDef {
+export interface ShapeDef {
   /** reused field objects, filled for each point */
   slots: Field[]
   kinds: Uint8Array
 }
 
-const KIND_NUM = 0
-const KIND_BOOL = 1
-const KIND_BIG = 2
+export const KIND_NUM = 0
+export const KIND_BOOL = 1
+export const KIND_BIG = 2
 const KIND_STR = 3
 /** a value of each kind's type, for field slots before their first point */
 const KIND_INITIAL = [0, false, 0n, '']

@@ -142,6 +142,31 @@ export class ParsedBody {
     return (onPoint, onError) => this.replay(onPoint, onError)
   }
 
+  /**
+   * Every slice of the body once the workers have sent them all, for the columnar lane;
+   * undefined when a part is parsed on this thread instead. Throws the body's failure.
+   */
+  async allSlices(): Promise<ReceivedSlice[] | undefined> {
+    const out: ReceivedSlice[] = []
+    for (let i = 0; i < this.parts.length; i++) {
+      let part = this.parts[i]
+      while (!('inline' in part) && !part.done && this.failure === undefined) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve
+        })
+        part = this.parts[i]
+      }
+      if (this.failure !== undefined) {
+        throw this.failure
+      }
+      if ('inline' in part) {
+        return undefined
+      }
+      out.push(...part.slices)
+    }
+    return out
+  }
+
   private async replay(onPoint: (p: Point, line: number) => void, onError: (e: Rejection) => void): Promise<void> {
     // slices that arrived while the main thread was busy are decoded in turns, not all at once
     const turn = new WorkSlice()

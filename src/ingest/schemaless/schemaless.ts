@@ -34,6 +34,8 @@ import { seriesKeyOf, type Field, type Point } from '../point.js'
 import { ownedString } from '../../owned-string.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
+import { writeColumnar } from './columnar.js'
+import type { ReceivedSlice } from '../lineproto/parsed-slice.js'
 
 /** One rejected line (or JSON item, numbered from 1). */
 export interface Rejection {
@@ -82,6 +84,11 @@ export interface Schemaless {
    * an unusable database name, and the storage's own errors (transient trouble) as they come.
    */
   write(db: string, source: PointSource | Iterable<Point>, opts: WriteOptions): Promise<WriteResult>
+  /**
+   * The columnar lane (columnar.ts) for worker-parsed line protocol: the same result as `write`
+   * would give, or undefined, with nothing written, when the body must take `write` instead.
+   */
+  writeColumnar(db: string, slices: ReceivedSlice[], opts: WriteOptions): Promise<WriteResult | undefined>
 }
 
 export const MAX_REPORTED_ERRORS = 100
@@ -936,6 +943,17 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
         await engine.writeRows(batches)
       }
       return state.result()
+    },
+
+    async writeColumnar(rawDb, slices, o) {
+      const db = normaliseDbName(rawDb)
+      const deps = {
+        catalog,
+        engine,
+        childName: (stable: string, key: string, tags: Array<[string, string]>) => childNames.get(stable, key, tags),
+        stableName: stableNameOf,
+      }
+      return writeColumnar(deps, db, slices, o.precision, Date.now())
     },
   }
 }

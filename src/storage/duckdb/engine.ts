@@ -9,7 +9,7 @@ import {
   JSDuckDBValueConverter,
 } from '@duckdb/node-api'
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api'
-import type { Dialect, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
+import type { ColumnBatch, Dialect, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import { concatNumeric, numericChunk } from './numeric-chunk.js'
 import { duckdbDialect } from './dialect.js'
 import { groupBatches, type WriteGroup } from '../write-groups.js'
@@ -528,6 +528,75 @@ export class DuckDBEngine implements Engine {
     return n
   }
 
+  async appendColumns(batches: ColumnBatch[]): Promise<number | undefined> {
+    this.assertOpen()
+    if (this.txStore.getStore() !== undefined || !this.directAppend) {
+      return undefined
+    }
+    const live = batches.filter((b) => b.count > 0)
+    if (live.length === 0) {
+      return 0
+    }
+    const n = await this.writeLock.run(async () => {
+      const conn = this.writeConn
+      const targets: { b: ColumnBatch; schema: string; names: string[]; newest: Newest }[] = []
+      for (const b of live) {
+        const schema = this.dialect.schemaName(b.db)
+        const info = await this.targetInfo(conn, schema, b.table)
+        if (!info.names.includes('_tid') || b.columns.some((c) => !info.names.includes(c))) {
+          return undefined
+        }
+        const newest = await this.newestOf(conn, { db: b.db, schema, table: b.table, child: true, columns: b.columns, batches: [] })
+        for (let k = 0; k < b.tids.length; k++) {
+          const stored = newest.get(b.tids[k])
+          if (stored !== undefined && !(b.firstTs[k] > stored)) {
+            // a rewrite or an older row: the rows path stages and overwrites
+            return undefined
+          }
+        }
+        targets.push({ b, schema, names: info.names, newest })
+      }
+      const rows = live.reduce((s, b) => s + b.count, 0)
+      // one appender flush is a transaction of its own (see appendsAlone)
+      const alone = targets.length === 1 && rows <= FLUSH_ROWS
+      if (!alone) {
+        await conn.run('BEGIN TRANSACTION')
+      }
+      try {
+        let written = 0
+        for (const t of targets) {
+          const appended = await appendColumnBatch(await conn.createAppender(t.b.table, t.schema), t.names, t.b)
+          if (appended === undefined) {
+            if (!alone) {
+              await rollbackQuietly(conn)
+            }
+            return undefined
+          }
+          written += appended
+        }
+        if (!alone) {
+          await conn.run('COMMIT')
+        }
+        for (const { b, newest } of targets) {
+          for (let k = 0; k < b.tids.length; k++) {
+            newest.set(b.tids[k], b.lastTs[k])
+          }
+        }
+        return written
+      } catch (err) {
+        if (!alone) {
+          await rollbackQuietly(conn)
+          this.schemaEpoch++
+        }
+        throw err
+      }
+    })
+    if (n !== undefined) {
+      this.checkpointIfDue()
+    }
+    return n
+  }
+
   /** `first`: groups[0] already prepared (writeRows prepares it to choose the path) */
   private async writeGroups(conn: DuckDBConnection, groups: WriteGroup[], first?: PreparedGroup): Promise<number> {
     let n = 0
@@ -878,6 +947,110 @@ function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
   const onAbort = (): void => c.interrupt()
   signal.addEventListener('abort', onAbort, { once: true })
   return () => signal.removeEventListener('abort', onAbort)
+}
+
+/** Where a physical column's values come from in a ColumnBatch. */
+type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind: 'value'; index: number }
+
+/**
+ * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time, each column copied from its typed
+ * array into the chunk's vector in one call; then closes it. undefined, with nothing appended,
+ * when a column's array does not have its physical type's element type.
+ */
+async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch): Promise<number | undefined> {
+  try {
+    const width = appender.columnCount
+    const types: DuckDBType[] = []
+    const sources: ColumnSource[] = []
+    for (let j = 0; j < width; j++) {
+      const type = appender.columnType(j)
+      const name = names[j]
+      types.push(type)
+      const fixed = FIXED[type.typeId]
+      if (name === '_tid') {
+        sources.push({ kind: 'tid' })
+        if (type.typeId !== DuckDBTypeId.INTEGER) {
+          return discarded(appender)
+        }
+        continue
+      }
+      const at = b.columns.indexOf(name)
+      if (at < 0) {
+        sources.push({ kind: 'null' })
+        continue
+      }
+      const data = at === 0 ? b.ts : b.values[at - 1]
+      if (fixed === undefined || fixed.make(0).constructor !== data.constructor) {
+        return discarded(appender)
+      }
+      sources.push(at === 0 ? { kind: 'ts' } : { kind: 'value', index: at - 1 })
+    }
+    const tidBuf = new Int32Array(CHUNK_ROWS)
+    let child = 0
+    let chunks = 0
+    for (let start = 0; start < b.count; start += CHUNK_ROWS) {
+      const n = Math.min(CHUNK_ROWS, b.count - start)
+      const chunk = DuckDBDataChunk.create(types, n)
+      for (let j = 0; j < width; j++) {
+        const src = sources[j]
+        const vector = bindings.data_chunk_get_vector(chunk.chunk, j)
+        if (src.kind === 'null') {
+          setValidity(vector, n, () => false)
+          continue
+        }
+        let data: ColumnBatch['values'][number] | Int32Array
+        let offset = start
+        if (src.kind === 'tid') {
+          for (let r = 0; r < n; r++) {
+            while (start + r >= b.starts[child + 1]) {
+              child++
+            }
+            tidBuf[r] = b.tids[child]
+          }
+          data = tidBuf
+          offset = 0
+        } else {
+          data = src.kind === 'ts' ? b.ts : b.values[src.index]
+        }
+        const size = data.BYTES_PER_ELEMENT
+        bindings.copy_data_to_vector(vector, 0, data.buffer as ArrayBuffer, data.byteOffset + offset * size, n * size)
+        const valid = src.kind === 'value' ? b.valid[src.index] : undefined
+        if (valid !== undefined) {
+          setValidity(vector, n, (r) => valid[start + r] === 1)
+        }
+      }
+      appender.appendDataChunk(chunk)
+      chunks++
+      if (chunks % (FLUSH_ROWS / CHUNK_ROWS) === 0) {
+        appender.flushSync()
+      }
+      if (start + n < b.count) {
+        await yieldToEventLoop()
+      }
+    }
+    appender.closeSync()
+    return b.count
+  } catch (err) {
+    discardAppender(appender)
+    throw err
+  }
+}
+
+function discarded(appender: DuckDBAppender): undefined {
+  discardAppender(appender)
+  return undefined
+}
+
+/** Writes the validity bits of a vector's first n rows (1 = valid, little-endian 64-bit words). */
+function setValidity(vector: ReturnType<typeof bindings.data_chunk_get_vector>, n: number, valid: (r: number) => boolean): void {
+  const mask = new Uint8Array(Math.ceil(n / 64) * 8)
+  for (let r = 0; r < n; r++) {
+    if (valid(r)) {
+      mask[r >> 3] |= 1 << (r & 7)
+    }
+  }
+  bindings.vector_ensure_validity_writable(vector)
+  bindings.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength)
 }
 
 /** appendChunks, then close; on failure the appender's rows are discarded (see discardAppender). */
