@@ -149,16 +149,7 @@ export class ParsedBody {
   async allSlices(): Promise<ReceivedSlice[] | undefined> {
     const out: ReceivedSlice[] = []
     for (let i = 0; i < this.parts.length; i++) {
-      let part = this.parts[i]
-      while (!('inline' in part) && !part.done && this.failure === undefined) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve
-        })
-        part = this.parts[i]
-      }
-      if (this.failure !== undefined) {
-        throw this.failure
-      }
+      const part = await this.partWith(i, Infinity)
       if ('inline' in part) {
         return undefined
       }
@@ -167,21 +158,27 @@ export class ParsedBody {
     return out
   }
 
+  /** Part i once it is parsed here, has more than k slices or is done; throws the body's failure. */
+  private async partWith(i: number, k: number): Promise<InlinePart | WorkerPart> {
+    let part = this.parts[i]
+    while (!('inline' in part) && k >= part.slices.length && !part.done && this.failure === undefined) {
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+      })
+      part = this.parts[i]
+    }
+    if (this.failure !== undefined) {
+      throw this.failure
+    }
+    return part
+  }
+
   private async replay(onPoint: (p: Point, line: number) => void, onError: (e: Rejection) => void): Promise<void> {
     // slices that arrived while the main thread was busy are decoded in turns, not all at once
     const turn = new WorkSlice()
     for (let i = 0; i < this.parts.length; i++) {
       for (let k = 0; ; k++) {
-        let part = this.parts[i]
-        while (!('inline' in part) && k >= part.slices.length && !part.done && this.failure === undefined) {
-          await new Promise<void>((resolve) => {
-            this.wake = resolve
-          })
-          part = this.parts[i]
-        }
-        if (this.failure !== undefined) {
-          throw this.failure
-        }
+        const part = await this.partWith(i, k)
         if ('inline' in part) {
           // (a part turns inline only before any of its slices arrived, so k is 0 here)
           const { inline, lineOffset } = part
