@@ -161,6 +161,15 @@ describe('columnar lane: the rows the row path would write, or nothing', () => {
     expect(await lane.sl.writeColumnar('d4', lane.worker.slices('cpu,host=a,dc=x usage=1 10000000000000000'), { precision: 'h' })).toBeUndefined()
   })
 
+  it('answers undefined on an engine without a column append (PostgreSQL): its writes take the row path', async () => {
+    const { lane } = await pair('d6', SETUP)
+    const engine = Object.assign(Object.create(lane.storage.engine) as object, { appendColumns: undefined })
+    const sl = createSchemaless({ ...lane.storage, engine } as Storage, { autoCreateDb: true })
+    const before = await contents(lane, 'd6')
+    expect(await sl.writeColumnar('d6', lane.worker.slices(`cpu,host=a,dc=x usage=1 ${T0 + 1000}`), MS)).toBeUndefined()
+    expect(await contents(lane, 'd6')).toEqual(before)
+  })
+
   it('answers undefined for a database that does not exist (the row path creates or refuses it)', async () => {
     const s = await side()
     expect(await s.sl.writeColumnar('nowhere', s.worker.slices(`cpu v=1 ${T0}`), MS)).toBeUndefined()

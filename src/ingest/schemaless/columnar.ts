@@ -85,7 +85,9 @@ export async function writeColumnar(
   nowMs: number,
 ): Promise<WriteResult | undefined> {
   const dbInfo = deps.catalog.getDatabase(db)
-  if (dbInfo === undefined || slices.some((s) => s.message.errors.length > 0)) {
+  const append = deps.engine.appendColumns?.bind(deps.engine)
+  // (PostgreSQL has no column append: its writes take the row path)
+  if (append === undefined || dbInfo === undefined || slices.some((s) => s.message.errors.length > 0)) {
     return undefined
   }
   const lane = new Lane(deps, db, dbInfo, precision, nowMs)
@@ -105,7 +107,7 @@ export async function writeColumnar(
   if (batches.length === 0) {
     return undefined
   }
-  const appended = deps.engine.appendColumns === undefined ? undefined : await deps.engine.appendColumns(batches)
+  const appended = await append(batches)
   if (appended === undefined) {
     return undefined
   }
