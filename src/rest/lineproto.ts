@@ -36,10 +36,41 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   // request of this process even when their slices interleave
   const parser = new LineProtoParser()
   // writes of this route being parsed or written now
-  const writing = { count: 0 }
+  const writing = new WriteLoad()
   const lanes = new ColumnarLanes()
   app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes))
   return app
+}
+
+/**
+ * Writes of this route being parsed or written now, and whether writes have been overlapping
+ * lately: a client sending back to back on two connections has moments with one write in
+ * flight, and those writes are still part of a concurrent load. Counting only the writes in
+ * flight sent ~30% of gen_lp's writes at concurrency 2 down the row path with a parse share on
+ * the main thread; with the overlap remembered, 648-784k vs 542-704k points/s (alternating runs).
+ */
+export class WriteLoad {
+  /** how long after two writes last overlapped a write counts as concurrent */
+  static readonly OVERLAP_MS = 1000
+  private count = 0
+  private overlappedAt = -Infinity
+
+  constructor(private readonly clock: () => number = () => performance.now()) {}
+
+  /** Counts a write in; true when it runs alone (no other write now nor lately). */
+  start(): boolean {
+    this.count++
+    const now = this.clock()
+    if (this.count > 1) {
+      this.overlappedAt = now
+      return false
+    }
+    return now - this.overlappedAt > WriteLoad.OVERLAP_MS
+  }
+
+  end(): void {
+    this.count--
+  }
 }
 
 /**
@@ -83,7 +114,7 @@ async function handleWrite(
   c: Context,
   deps: LineprotoDeps,
   parser: LineProtoParser,
-  writing: { count: number },
+  writing: WriteLoad,
   lanes: ColumnarLanes,
 ): Promise<Response> {
   if (deps.gate?.allPaused() === true) {
@@ -127,13 +158,13 @@ async function handleWrite(
     return ingestError(read.status, read.message)
   }
   let result: WriteResult
-  writing.count++
+  const alone = writing.start()
   try {
-    result = await writeBody(read, db, { precision, ttl }, deps, parser, writing.count === 1, lanes)
+    result = await writeBody(read, db, { precision, ttl }, deps, parser, alone, lanes)
   } catch (err) {
     return writeFailure(err, db, deps)
   } finally {
-    writing.count--
+    writing.end()
   }
   countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
