@@ -124,9 +124,6 @@ export interface ColumnBatch {
   count: number
   tids: Int32Array
   starts: Int32Array
-  /** each child's first and last timestamp (ticks) */
-  firstTs: bigint[]
-  lastTs: bigint[]
   ts: BigInt64Array
   values: Array<Float64Array | Uint8Array | BigInt64Array | BigUint64Array>
   valid: Array<Uint8Array | undefined>

@@ -130,7 +130,8 @@ export class LineProtoParser {
     return this.series?.raw ?? this.body.slice(this.lineStart, this.seriesEnd)
   }
 
-  // Series text -> seriesKeyOf(its tags), kept across bodies (bounded): see seriesKey().
+  // Series text -> seriesKeyOf(its tags), kept across bodies (bounded): see seriesKey(). Only
+  // bodies with backslashes use it; the others' series are in knownSeries.
   private readonly seriesKeys = new Map<string, string>()
 
   /**
@@ -320,7 +321,9 @@ export class LineProtoParser {
       }
       const tags = p.tags.map(([k, v]): [string, string] => [ownedString(k), ownedString(v)])
       const raw = ownedString(s.slice(start, i))
-      this.knownSeries.set(seriesHash, { raw, measurement: ownedString(p.measurement), tags, key: undefined })
+      // this line's series too: seriesText and seriesKey answer from the entry, not another cache
+      this.series = { raw, measurement: ownedString(p.measurement), tags, key: undefined }
+      this.knownSeries.set(seriesHash, this.series)
     }
     this.parseFieldSet(i, end, moreLines)
   }

@@ -233,8 +233,6 @@ export interface SeriesDef {
   measurement: string
   tags: Array<[string, string]>
   key: string
-  /** the super and child table names, set by the columnar lane on first use (a pure function of the series) */
-  tables?: { stable: string; child: string }
 }
 
 export interface ShapeDef {

@@ -55,13 +55,15 @@ interface StableLane {
   count: number
   /** shape plans per dictionary generation (the worker's shape array) */
   plans: Map<ShapeDef[], Array<ShapePlan | undefined>>
+  /** the columns pass 2 fills (set between the passes) */
+  batch?: ColumnBatch
 }
 
 interface ChildLane {
   stable: StableLane
   tid: number
   count: number
-  first: bigint
+  /** its latest timestamp so far (pass 1) */
   last: bigint
   /** next row of this child in its stable's columns (pass 2) */
   row: number
@@ -154,9 +156,7 @@ class Lane {
       if (ts === undefined) {
         return false
       }
-      if (child.count === 0) {
-        child.first = ts
-      } else if (!(ts > child.last)) {
+      if (child.count > 0 && !(ts > child.last)) {
         // a repeated or earlier timestamp: the row path merges and stages it
         return false
       }
@@ -171,12 +171,9 @@ class Lane {
     return true
   }
 
-  private readonly out = new Map<StableLane, ColumnBatch>()
-
   /** After pass 1: each super table's (empty) columns, its children in order of their first line. */
   batches(): ColumnBatch[] {
     const batches: ColumnBatch[] = []
-    const out = this.out
     for (const st of this.order) {
       if (st.count === 0) {
         continue
@@ -189,8 +186,6 @@ class Lane {
         count: st.count,
         tids: new Int32Array(k),
         starts: new Int32Array(k + 1),
-        firstTs: new Array<bigint>(k),
-        lastTs: new Array<bigint>(k),
         ts: new BigInt64Array(st.count),
         values: st.types.map((t) => (LANE_TYPES[t] as (n: number) => ColumnBatch['values'][number])(st.count)),
         valid: st.carried.map((c) => (c === st.count ? undefined : new Uint8Array(st.count))),
@@ -199,13 +194,11 @@ class Lane {
       st.children.forEach((c, j) => {
         batch.tids[j] = c.tid
         batch.starts[j] = row
-        batch.firstTs[j] = c.first
-        batch.lastTs[j] = c.last
         c.row = row
         row += c.count
       })
       batch.starts[k] = row
-      out.set(st, batch)
+      st.batch = batch
       batches.push(batch)
     }
     this.lastIn = NaN
@@ -218,11 +211,17 @@ class Lane {
     const children = this.childrenOf(slice.series)
     let num = 0
     let big = 0
+    // a body is mostly of one super table: its plans are looked up again only when it changes
+    let st: StableLane | undefined
+    let plans: ShapePlan[] = []
     for (let i = 0; i < m.count; i++) {
       const child = children[m.series[i]] as ChildLane
-      const st = child.stable
-      const plan = (st.plans.get(slice.shapes) as ShapePlan[])[m.shapes[i]]
-      const b = this.out.get(st) as ColumnBatch
+      if (child.stable !== st) {
+        st = child.stable
+        plans = st.plans.get(slice.shapes) as ShapePlan[]
+      }
+      const plan = plans[m.shapes[i]]
+      const b = st.batch as ColumnBatch
       const r = child.row++
       b.ts[r] = this.tsOf(slice, i) as bigint
       const { columns, kinds } = plan
@@ -256,12 +255,7 @@ class Lane {
   /** The existing child table of a series, or undefined when the row path must create it. */
   private resolveChild(series: SeriesDef[], children: Array<ChildLane | undefined>, sid: number): ChildLane | undefined {
     const def = series[sid]
-    // dictionary entries live as long as the worker's dictionary: the names are worked out once
-    if (def.tables === undefined) {
-      const stable = this.deps.stableName(def.measurement)
-      def.tables = { stable, child: this.deps.childName(stable, def.key, def.tags) }
-    }
-    const name = def.tables.stable
+    const name = this.deps.stableName(def.measurement)
     let st = this.stables.get(name)
     if (st === undefined) {
       const info = this.deps.catalog.getStable(this.db, name)
@@ -272,14 +266,14 @@ class Lane {
       this.stables.set(name, st)
       this.order.push(st)
     }
-    const table = this.deps.catalog.getTable(this.db, def.tables.child)
+    const table = this.deps.catalog.getTable(this.db, this.deps.childName(name, def.key, def.tags))
     if (table === undefined || table.kind !== 'child' || table.stable !== name) {
       return undefined
     }
     // two series of one child (tag sets that name the same table) share its rows
     let child = st.byTid.get(table.tid)
     if (child === undefined) {
-      child = { stable: st, tid: table.tid, count: 0, first: 0n, last: 0n, row: 0 }
+      child = { stable: st, tid: table.tid, count: 0, last: 0n, row: 0 }
       st.children.push(child)
       st.byTid.set(table.tid, child)
     }

@@ -34,7 +34,7 @@ import { seriesKeyOf, type Field, type Point } from '../point.js'
 import { ownedString } from '../../owned-string.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
-import { writeColumnar } from './columnar.js'
+import { writeColumnar, type ColumnarDeps } from './columnar.js'
 import type { ReceivedSlice } from '../lineproto/parsed-slice.js'
 
 /** One rejected line (or JSON item, numbered from 1). */
@@ -759,6 +759,12 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   const { catalog, engine } = storage
   const childNames = new ChildNameCache()
   const schemaLock = new KeyedMutex()
+  const columnarDeps: ColumnarDeps = {
+    catalog,
+    engine,
+    childName: (stable, key, tags) => childNames.get(stable, key, tags),
+    stableName: stableNameOf,
+  }
 
   async function pass1(db: string, source: PointSource, o: WriteOptions, nowMs: number): Promise<RequestState> {
     const state = new RequestState(db, catalog.getDatabase(db), catalog, childNames, o.precision, nowMs, o.where)
@@ -946,14 +952,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
     },
 
     async writeColumnar(rawDb, slices, o) {
-      const db = normaliseDbName(rawDb)
-      const deps = {
-        catalog,
-        engine,
-        childName: (stable: string, key: string, tags: Array<[string, string]>) => childNames.get(stable, key, tags),
-        stableName: stableNameOf,
-      }
-      return writeColumnar(deps, db, slices, o.precision, Date.now())
+      return writeColumnar(columnarDeps, normaliseDbName(rawDb), slices, o.precision, Date.now())
     },
   }
 }

@@ -220,13 +220,11 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
       const vector = bindings.data_chunk_get_vector(chunk.chunk, j)
       bindings.copy_data_to_vector(vector, 0, data.buffer as ArrayBuffer, data.byteOffset, fill * data.BYTES_PER_ELEMENT)
       if (f.nulls.length > 0) {
-        // validity: one bit per row in little-endian 64-bit words, 1 = valid
-        const mask = new Uint8Array(Math.ceil(fill / 64) * 8).fill(0xff)
+        const mask = validityMask(fill, true)
         for (const r of f.nulls) {
           mask[r >> 3] &= ~(1 << (r & 7))
         }
-        bindings.vector_ensure_validity_writable(vector)
-        bindings.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength)
+        copyValidity(vector, mask)
         f.nulls = []
       }
     }
@@ -478,22 +476,28 @@ export class DuckDBEngine implements Engine {
       // DuckDB has no savepoints: a nested transaction joins the outer one
       return fn(this)
     }
-    const result = await this.writeLock.run(async () => {
-      const conn = this.writeConn
-      await conn.run('BEGIN TRANSACTION')
-      try {
-        const result = await this.txStore.run({ conn }, () => fn(this))
-        await conn.run('COMMIT')
-        return result
-      } catch (err) {
-        await rollbackQuietly(conn)
-        // a failed DDL may have left cached layouts stale
-        this.schemaEpoch++
-        throw err
-      }
-    })
+    const result = await this.writeLock.run(() => this.committed((conn) => this.txStore.run({ conn }, () => fn(this))))
     this.checkpointIfDue()
     return result
+  }
+
+  /**
+   * Runs fn in one transaction on the write connection (the caller holds the write lock). On
+   * failure it rolls back and drops the cached layouts: a failed DDL may have left them stale,
+   * and staging tables created inside the transaction no longer exist.
+   */
+  private async committed<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const conn = this.writeConn
+    await conn.run('BEGIN TRANSACTION')
+    try {
+      const result = await fn(conn)
+      await conn.run('COMMIT')
+      return result
+    } catch (err) {
+      await rollbackQuietly(conn)
+      this.schemaEpoch++
+      throw err
+    }
   }
 
   async writeRows(batches: RowBatch[]): Promise<number> {
@@ -512,17 +516,7 @@ export class DuckDBEngine implements Engine {
       if (groups.length === 1 && this.appendsAlone(first)) {
         return this.writePrepared(conn, first)
       }
-      await conn.run('BEGIN TRANSACTION')
-      try {
-        const n = await this.writeGroups(conn, groups, first)
-        await conn.run('COMMIT')
-        return n
-      } catch (err) {
-        await rollbackQuietly(conn)
-        // staging tables created inside the rolled-back transaction no longer exist
-        this.schemaEpoch++
-        throw err
-      }
+      return this.committed((c) => this.writeGroups(c, groups, first))
     })
     this.checkpointIfDue()
     return n
@@ -546,50 +540,32 @@ export class DuckDBEngine implements Engine {
         if (!info.names.includes('_tid') || b.columns.some((c) => !info.names.includes(c))) {
           return undefined
         }
-        const newest = await this.newestOf(conn, { db: b.db, schema, table: b.table, child: true, columns: b.columns, batches: [] })
+        const newest = await this.newestOf(conn, schema, b.table, b.columns[0], true)
         for (let k = 0; k < b.tids.length; k++) {
           const stored = newest.get(b.tids[k])
-          if (stored !== undefined && !(b.firstTs[k] > stored)) {
+          if (stored !== undefined && !(b.ts[b.starts[k]] > stored)) {
             // a rewrite or an older row: the rows path stages and overwrites
             return undefined
           }
         }
         targets.push({ b, schema, names: info.names, newest })
       }
-      const rows = live.reduce((s, b) => s + b.count, 0)
-      // one appender flush is a transaction of its own (see appendsAlone)
-      const alone = targets.length === 1 && rows <= FLUSH_ROWS
-      if (!alone) {
-        await conn.run('BEGIN TRANSACTION')
-      }
-      try {
+      const appendEach = async (c: DuckDBConnection): Promise<number> => {
         let written = 0
         for (const t of targets) {
-          const appended = await appendColumnBatch(await conn.createAppender(t.b.table, t.schema), t.names, t.b)
-          if (appended === undefined) {
-            if (!alone) {
-              await rollbackQuietly(conn)
-            }
-            return undefined
-          }
-          written += appended
-        }
-        if (!alone) {
-          await conn.run('COMMIT')
-        }
-        for (const { b, newest } of targets) {
-          for (let k = 0; k < b.tids.length; k++) {
-            newest.set(b.tids[k], b.lastTs[k])
-          }
+          written += await appendColumnBatch(await c.createAppender(t.b.table, t.schema), t.names, t.b)
         }
         return written
-      } catch (err) {
-        if (!alone) {
-          await rollbackQuietly(conn)
-          this.schemaEpoch++
-        }
-        throw err
       }
+      const rows = live.reduce((s, b) => s + b.count, 0)
+      // one appender flush is a transaction of its own (see appendsAlone)
+      const written = targets.length === 1 && rows <= FLUSH_ROWS ? await appendEach(conn) : await this.committed(appendEach)
+      for (const { b, newest } of targets) {
+        for (let k = 0; k < b.tids.length; k++) {
+          newest.set(b.tids[k], b.ts[b.starts[k + 1] - 1])
+        }
+      }
+      return written
     })
     if (n !== undefined) {
       this.checkpointIfDue()
@@ -614,7 +590,7 @@ export class DuckDBEngine implements Engine {
         throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
       }
     }
-    const newest = await this.newestOf(conn, g)
+    const newest = await this.newestOf(conn, g.schema, g.table, g.columns[0], g.child)
     return { g, info, newest, scan: scanKeys(g, newest) }
   }
 
@@ -682,16 +658,16 @@ export class DuckDBEngine implements Engine {
     return info
   }
 
-  /** The newest-timestamp bounds of a group's table, read from the table on first use. */
-  private async newestOf(conn: DuckDBConnection, g: WriteGroup): Promise<Newest> {
-    const key = `${g.schema}\u0000${g.table}`
+  /** The newest-timestamp bounds of a table (per `_tid` for a super table's), read from the table on first use. */
+  private async newestOf(conn: DuckDBConnection, schema: string, table: string, tsColumn: string, child: boolean): Promise<Newest> {
+    const key = `${schema}\u0000${table}`
     let newest = this.newest.get(key)
     if (!newest) {
       const qi = this.dialect.quoteIdent
-      const ts = qi(g.columns[0])
-      const target = `${qi(g.schema)}.${qi(g.table)}`
+      const ts = qi(tsColumn)
+      const target = `${qi(schema)}.${qi(table)}`
       const r = await conn.run(
-        g.child
+        child
           ? `SELECT _tid, max(${ts}) FROM ${target} GROUP BY _tid`
           : `SELECT 0, max(${ts}) FROM ${target} HAVING count(*) > 0`,
       )
@@ -953,11 +929,10 @@ function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
 type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind: 'value'; index: number }
 
 /**
- * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time, each column copied from its typed
- * array into the chunk's vector in one call; then closes it. undefined, with nothing appended,
- * when a column's array does not have its physical type's element type.
+ * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time,
+ * each column copied from its typed array into the chunk's vector in one call; then closes it.
  */
-async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch): Promise<number | undefined> {
+async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch): Promise<number> {
   try {
     const width = appender.columnCount
     const types: DuckDBType[] = []
@@ -969,9 +944,6 @@ async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: C
       const fixed = FIXED[type.typeId]
       if (name === '_tid') {
         sources.push({ kind: 'tid' })
-        if (type.typeId !== DuckDBTypeId.INTEGER) {
-          return discarded(appender)
-        }
         continue
       }
       const at = b.columns.indexOf(name)
@@ -981,7 +953,8 @@ async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: C
       }
       const data = at === 0 ? b.ts : b.values[at - 1]
       if (fixed === undefined || fixed.make(0).constructor !== data.constructor) {
-        return discarded(appender)
+        // the dialect gives each lane type its physical type: a mismatch is a bug, not bad input
+        throw new Error(`appendColumns: column ${name} is ${type.toString()}, not what ${data.constructor.name} holds`)
       }
       sources.push(at === 0 ? { kind: 'ts' } : { kind: 'value', index: at - 1 })
     }
@@ -995,7 +968,7 @@ async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: C
         const src = sources[j]
         const vector = bindings.data_chunk_get_vector(chunk.chunk, j)
         if (src.kind === 'null') {
-          setValidity(vector, n, () => false)
+          copyValidity(vector, validityMask(n, false))
           continue
         }
         let data: ColumnBatch['values'][number] | Int32Array
@@ -1036,21 +1009,27 @@ async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: C
   }
 }
 
-function discarded(appender: DuckDBAppender): undefined {
-  discardAppender(appender)
-  return undefined
+type Vector = ReturnType<typeof bindings.data_chunk_get_vector>
+
+/** A validity mask for n rows (one bit per row in little-endian 64-bit words, 1 = valid), all valid or none. */
+function validityMask(n: number, valid: boolean): Uint8Array {
+  return new Uint8Array(Math.ceil(n / 64) * 8).fill(valid ? 0xff : 0)
 }
 
-/** Writes the validity bits of a vector's first n rows (1 = valid, little-endian 64-bit words). */
-function setValidity(vector: ReturnType<typeof bindings.data_chunk_get_vector>, n: number, valid: (r: number) => boolean): void {
-  const mask = new Uint8Array(Math.ceil(n / 64) * 8)
+function copyValidity(vector: Vector, mask: Uint8Array): void {
+  bindings.vector_ensure_validity_writable(vector)
+  bindings.copy_data_to_vector_validity(vector, 0, mask.buffer as ArrayBuffer, 0, mask.byteLength)
+}
+
+/** Writes the validity of a vector's first n rows. */
+function setValidity(vector: Vector, n: number, valid: (r: number) => boolean): void {
+  const mask = validityMask(n, false)
   for (let r = 0; r < n; r++) {
     if (valid(r)) {
       mask[r >> 3] |= 1 << (r & 7)
     }
   }
-  bindings.vector_ensure_validity_writable(vector)
-  bindings.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, mask.byteLength)
+  copyValidity(vector, mask)
 }
 
 /** appendChunks, then close; on failure the appender's rows are discarded (see discardAppender). */
