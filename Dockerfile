@@ -51,6 +51,6 @@ EXPOSE 6041/tcp 6044/udp 6044/tcp 6045/udp 6046/tcp 6047/tcp 6048/tcp 6049/tcp
 USER 10001:10001
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.DB_ADAPTER_PORT||6041)+'/-/ping').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# V8's default young generation: see README (readiness latency under ingest). /etc/db/adapter.toml is
+# The V8 flags are src/node-flags.ts's (readiness latency under ingest; see README). /etc/db/adapter.toml is
 # read when it exists (mount a ConfigMap there); DB_ADAPTER_* variables override it.
-ENTRYPOINT ["tini", "--", "node", "dist/src/main.js"]
+ENTRYPOINT ["tini", "--", "node", "--v8-pool-size=1", "--initial-old-space-size=64", "dist/src/main.js"]

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { createServer } from 'node:net'
+import { NODE_FLAGS } from '../src/node-flags.js'
 
 /** A free TCP port on loopback (the kernel picks it). */
 export async function freePort(): Promise<number> {
@@ -32,7 +33,9 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
     [
       // BENCH_CPU_PROF_DIR: write a V8 CPU profile of the adapter (on exit) to find hot spots
       ...(process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : []),
-      // as `npm start` runs it (V8's default young generation); BENCH_SEMI_SPACE=<MB> to compare another
+      // as `npm start` runs it: its V8 flags (NODE_FLAGS, V8's default young generation);
+      // BENCH_SEMI_SPACE=<MB> to compare another young generation, BENCH_NO_NODE_FLAGS=1 without the flags
+      ...(process.env.BENCH_NO_NODE_FLAGS ? [] : NODE_FLAGS),
       ...(process.env.BENCH_SEMI_SPACE ? [`--max-semi-space-size=${process.env.BENCH_SEMI_SPACE}`] : []),
       // BENCH_NODE_ARGS: extra V8/Node flags for experiments (e.g. --trace-gc; the adapter's stdout is then shown)
       ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),

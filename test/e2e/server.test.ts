@@ -1,5 +1,5 @@
 /**
- * End-to-end: the REAL server process as a user starts it (`node --import tsx src/main.ts`), over
+ * End-to-end: the REAL server process as a user starts it (`npm start`: node, its NODE_FLAGS, src/main.ts), over
  * real sockets: health, liveness, metrics, a CORS preflight, SIGTERM -> exit 0; plus the exit
  * codes of --version and of a configuration error.
  */
@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NODE_FLAGS } from '../../src/node-flags.js'
 import { freePort } from '../lib/free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -30,7 +31,7 @@ function startProcess(args: string[]): Proc {
   }
   // several adapters run at once: none may claim the collectd receiver's fixed UDP port
   env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
