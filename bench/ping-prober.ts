@@ -1,7 +1,7 @@
 /**
  * The readiness prober of the ping bench, run as its own process as a kubelet is: GETs /-/ping
- * every 10 ms over one keep-alive connection until the deadline and prints the latencies (ms)
- * as JSON. Run by ping.bench.ts: `node --import tsx bench/ping-prober.ts <url> <until epoch ms>`.
+ * every 10 ms over one keep-alive connection until the deadline and prints each probe's send time
+ * (epoch ms) and latency (ms) as JSON pairs. Run by ping.bench.ts: `node --import tsx bench/ping-prober.ts <url> <until epoch ms>`.
  *
  * It writes a prepared request to a plain socket and reads the answer itself: node:http's client
  * cost ~0.7 ms of CPU per probe, and on a machine that ingest keeps busy the prober's own share
@@ -41,13 +41,14 @@ function answer(): Promise<number> {
   })
 }
 
-const out: number[] = []
+const out: [number, number][] = []
 while (Date.now() < until) {
+  const sent = Date.now()
   const t = performance.now()
   const pending = answer()
   socket.write(request)
   const status = await pending
-  out.push(performance.now() - t)
+  out.push([sent, performance.now() - t])
   if (status !== 200) {
     throw new Error(`/-/ping answered ${status}`)
   }

@@ -48,6 +48,7 @@ if (selected.has('ping')) {
   const r = await runPingBench(log)
   console.table({
     '/-/ping idle, ms': { p50: fmt(r.idle.p50, 2), p99: fmt(r.idle.p99, 2), max: fmt(r.idle.max, 2), samples: r.idle.samples },
+    '/-/ping, first seconds of ingest (warm-up), ms': { p50: fmt(r.warmup.p50, 2), p99: fmt(r.warmup.p99, 2), max: fmt(r.warmup.max, 2), samples: r.warmup.samples },
     '/-/ping under ingest, ms': { p50: fmt(r.loaded.p50, 2), p99: fmt(r.loaded.p99, 2), max: fmt(r.loaded.max, 2), samples: r.loaded.samples },
     'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
   })
