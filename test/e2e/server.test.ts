@@ -249,6 +249,15 @@ describe('acknowledged writes survive a crash', () => {
         const res = await fetch(`${first.base}/lineproto/v1/write?db=crash&precision=ms`, { method: 'POST', headers: auth, body })
         expect(res.status, await res.text()).toBe(204)
       }
+      // concurrent writes: the columnar lane, whose commits run on DuckDB's threads while the next write appends
+      const concurrent = await Promise.all(
+        Array.from({ length: 8 }, async (_, k) => {
+          const body = Array.from({ length: 2000 }, (_, i) => `m4,host=h${i % 20} v=${i} ${1_700_000_000_000 + k * 2000 + i}`).join('\n')
+          const res = await fetch(`${first.base}/lineproto/v1/write?db=crash&precision=ms`, { method: 'POST', headers: auth, body })
+          return res.status
+        }),
+      )
+      expect(concurrent).toEqual(Array(8).fill(204))
       const insert = await fetch(`${first.base}/rest/sql`, {
         method: 'POST',
         headers: auth,
@@ -272,6 +281,7 @@ describe('acknowledged writes survive a crash', () => {
       expect(await count('m1')).toBe(3002)
       expect(await count('m2')).toBe(500)
       expect(await count('m3')).toBe(500)
+      expect(await count('m4')).toBe(16000)
     } finally {
       if (proc.child.exitCode === null && proc.child.signalCode === null) {
         proc.child.kill('SIGKILL')
