@@ -249,7 +249,7 @@ describe('acknowledged writes survive a crash', () => {
         const res = await fetch(`${first.base}/lineproto/v1/write?db=crash&precision=ms`, { method: 'POST', headers: auth, body })
         expect(res.status, await res.text()).toBe(204)
       }
-      // concurrent writes: the columnar lane, whose commits run on DuckDB's threads while the next write appends
+      // concurrent writes: they take the columnar lane (one appender per super table, its own commit)
       const concurrent = await Promise.all(
         Array.from({ length: 8 }, async (_, k) => {
           const body = Array.from({ length: 2000 }, (_, i) => `m4,host=h${i % 20} v=${i} ${1_700_000_000_000 + k * 2000 + i}`).join('\n')

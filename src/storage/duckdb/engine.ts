@@ -14,7 +14,6 @@ import { concatNumeric, numericChunk } from './numeric-chunk.js'
 import { duckdbDialect } from './dialect.js'
 import { groupBatches, type WriteGroup } from '../write-groups.js'
 import { yieldToEventLoop } from '../../event-loop.js'
-import { AsyncCommits, rollbackQuietly } from './async-commits.js'
 import bindings from '@duckdb/node-bindings'
 
 export interface DuckDBEngineOptions {
@@ -45,9 +44,6 @@ const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
  * the engine's threshold the engine uses FORCE CHECKPOINT, which waits for the lock instead
  */
 const FORCE_CHECKPOINT_FACTOR = 4
-
-/** connections of the column-append lane (see AsyncCommits): one appends while others commit */
-const ASYNC_COMMIT_CONNECTIONS = 3
 
 /** A promise-chain mutex: callers run strictly one after another, in arrival order. */
 class Mutex {
@@ -344,8 +340,6 @@ export class DuckDBEngine implements Engine {
     /** the WAL of a file database (undefined in memory) */
     private readonly walPath: string | undefined,
     private readonly checkpointWalBytes: number,
-    /** the column-append lane's connections, whose COMMITs leave the event loop (file databases) */
-    private readonly commits: AsyncCommits | undefined,
   ) {
     this.pool = new ConnectionPool(instance, readConnections)
   }
@@ -354,16 +348,13 @@ export class DuckDBEngine implements Engine {
     const inMemory = path === ':memory:' || path === ''
     const instance = await DuckDBInstance.create(path, inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD })
     const writeConn = await instance.connect()
-    const directAppend = opts.directAppend ?? true
     return new DuckDBEngine(
       instance,
       writeConn,
       Math.max(1, opts.readConnections ?? 4),
-      directAppend,
+      opts.directAppend ?? true,
       inMemory ? undefined : `${path}.wal`,
       opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
-      // in memory a commit has no WAL to write and sync: committing in closeSync is cheaper there
-      directAppend && !inMemory ? await AsyncCommits.open(instance, ASYNC_COMMIT_CONNECTIONS) : undefined,
     )
   }
 
@@ -381,8 +372,8 @@ export class DuckDBEngine implements Engine {
       return
     }
     const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
-    this.checkpointing = this
-      .exclusive(async () => {
+    this.checkpointing = this.writeLock
+      .run(async () => {
         if (!this.closed) {
           await this.writeConn.run(sql)
           this.checkpoints.done++
@@ -409,18 +400,6 @@ export class DuckDBEngine implements Engine {
     }
   }
 
-  /**
-   * Runs fn under the write lock once the column lane's commits in flight have ended: fn sees
-   * their rows (the staging path must, to overwrite them), and DDL and checkpoints do not
-   * conflict with them.
-   */
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.writeLock.run(async () => {
-      await this.commits?.settle()
-      return fn()
-    })
-  }
-
   /** Runs fn on the write connection: inside the current transaction, or under the write lock. */
   private async onWriter<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
     this.assertOpen()
@@ -428,7 +407,7 @@ export class DuckDBEngine implements Engine {
     if (tx) {
       return fn(tx.conn)
     }
-    return this.exclusive(() => fn(this.writeConn))
+    return this.writeLock.run(() => fn(this.writeConn))
   }
 
   private async onReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
@@ -497,7 +476,7 @@ export class DuckDBEngine implements Engine {
       // DuckDB has no savepoints: a nested transaction joins the outer one
       return fn(this)
     }
-    const result = await this.exclusive(() => this.committed((conn) => this.txStore.run({ conn }, () => fn(this))))
+    const result = await this.writeLock.run(() => this.committed((conn) => this.txStore.run({ conn }, () => fn(this))))
     this.checkpointIfDue()
     return result
   }
@@ -531,7 +510,7 @@ export class DuckDBEngine implements Engine {
     if (tx) {
       return this.writeGroups(tx.conn, groups)
     }
-    const n = await this.exclusive(async () => {
+    const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
       const first = await this.prepareGroup(conn, groups[0])
       if (groups.length === 1 && this.appendsAlone(first)) {
@@ -552,7 +531,7 @@ export class DuckDBEngine implements Engine {
     if (live.length === 0) {
       return 0
     }
-    const locked = await this.writeLock.run(async (): Promise<{ written: number; committed?: Promise<void> } | undefined> => {
+    const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
       const targets: { b: ColumnBatch; schema: string; names: string[]; newest: Newest }[] = []
       for (const b of live) {
@@ -578,40 +557,20 @@ export class DuckDBEngine implements Engine {
         }
         return written
       }
-      const raiseBounds = (): void => {
-        for (const { b, newest } of targets) {
-          for (let k = 0; k < b.tids.length; k++) {
-            newest.set(b.tids[k], b.ts[b.starts[k + 1] - 1])
-          }
-        }
-      }
-      if (this.commits !== undefined) {
-        const c = await this.commits.begin()
-        let written: number
-        try {
-          written = await appendEach(c.conn)
-        } catch (err) {
-          await this.commits.abort(c)
-          throw err
-        }
-        // raised before the commit ends: bounds are upper bounds, and the next write may
-        // append while this one commits
-        raiseBounds()
-        return { written, committed: this.commits.commit(c) }
-      }
       const rows = live.reduce((s, b) => s + b.count, 0)
       // one appender flush is a transaction of its own (see appendsAlone)
       const written = targets.length === 1 && rows <= FLUSH_ROWS ? await appendEach(conn) : await this.committed(appendEach)
-      raiseBounds()
-      return { written }
+      for (const { b, newest } of targets) {
+        for (let k = 0; k < b.tids.length; k++) {
+          newest.set(b.tids[k], b.ts[b.starts[k + 1] - 1])
+        }
+      }
+      return written
     })
-    if (locked === undefined) {
-      return undefined
+    if (n !== undefined) {
+      this.checkpointIfDue()
     }
-    // acknowledged only once committed; the write lock is free meanwhile
-    await locked.committed
-    this.checkpointIfDue()
-    return locked.written
+    return n
   }
 
   /** `first`: groups[0] already prepared (writeRows prepares it to choose the path) */
@@ -704,8 +663,6 @@ export class DuckDBEngine implements Engine {
     const key = `${schema}\u0000${table}`
     let newest = this.newest.get(key)
     if (!newest) {
-      // the lane's commits in flight have raised the bounds they cross; read the table after them
-      await this.commits?.settle()
       const qi = this.dialect.quoteIdent
       const ts = qi(tsColumn)
       const target = `${qi(schema)}.${qi(table)}`
@@ -818,9 +775,8 @@ export class DuckDBEngine implements Engine {
     if (this.closed) {
       return
     }
-    await this.exclusive(async () => {
+    await this.writeLock.run(async () => {
       this.closed = true
-      this.commits?.close()
       try {
         await this.writeConn.run('CHECKPOINT')
       } catch {
@@ -1103,6 +1059,14 @@ function discardAppender(a: DuckDBAppender): void {
     a.closeSync()
   } catch {
     // the original error is what the caller reports
+  }
+}
+
+async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
+  try {
+    await c.run('ROLLBACK')
+  } catch {
+    // no transaction active (it may already have been rolled back by DuckDB)
   }
 }
 
