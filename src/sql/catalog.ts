@@ -126,6 +126,17 @@ function decodeTags(text: string): Record<string, TagValue> {
 }
 
 /** SQL literal of a tag value for the `$tags` physical table. */
+/** the columns of the catalog's `tables` table, in its order */
+const TABLES_COLUMNS = ['db', 'name', 'kind', 'tid', 'stable', 'tags', 'columns', 'ttl', 'created_at', 'comment']
+
+/** A VARCHAR or NCHAR tag's stored value: the text tagLiteral quotes. */
+function textTag(v: TagValue | undefined): string | null {
+  if (v === null || v === undefined) {
+    return null
+  }
+  return typeof v === 'object' ? JSON.stringify(v) : String(v)
+}
+
 function tagLiteral(d: Dialect, col: ColumnDef, v: TagValue | undefined): string {
   if (v === null || v === undefined) {
     return 'NULL'
@@ -1127,6 +1138,12 @@ class SqlCatalog implements LoadableCatalog {
           }
           for (const [stable, list] of byStable) {
             const st = this.requireStable(db, stable)
+            if (tx.insertRows !== undefined && st.tags.every((t) => t.type === 'VARCHAR' || t.type === 'NCHAR')) {
+              // text tags (every schemaless tag) need no conversion the appender would do differently
+              const rows = list.map((info) => [info.tid, info.name, ...st.tags.map((t) => textTag(info.tags?.[t.name]))])
+              await tx.insertRows(this.d.schemaName(db), `${stable}$tags`, ['_tid', 'tbname', ...st.tags.map((t) => t.name)], rows)
+              continue
+            }
             const head = `INSERT INTO ${this.phys(db, `${stable}$tags`)} (${[qi('_tid'), qi('tbname'), ...st.tags.map((t) => qi(t.name))].join(', ')}) VALUES `
             for (const part of slices(list, INSERT_ROWS_PER_STATEMENT)) {
               const values = part.map((info) => {
@@ -1135,6 +1152,11 @@ class SqlCatalog implements LoadableCatalog {
               })
               await tx.exec(head + values.join(', '))
             }
+          }
+          if (tx.insertRows !== undefined) {
+            const rows = fresh.map((info) => [db, info.name, 'child', info.tid, info.stable, encodeTags(info.tags ?? {}), null, info.ttl, info.createdAt, null])
+            await tx.insertRows(this.d.catalogSchema, 'tables', TABLES_COLUMNS, rows)
+            return
           }
           for (const part of slices(fresh, INSERT_ROWS_PER_STATEMENT)) {
             const values = part.map(

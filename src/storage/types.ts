@@ -219,6 +219,13 @@ export interface Engine {
    * having written nothing, when they are not (the caller then writes rows, which overwrite).
    */
   appendColumns?(batches: ColumnBatch[]): Promise<number | undefined>
+  /**
+   * Inserts plain rows into the physical table `schema`.`table` (the named columns; the others
+   * get NULL), inside the transaction when called on one, as one statement would. No overwrite
+   * semantics: a duplicate primary key fails the call. Optional: callers without it send INSERT
+   * statements. For catalog and tag rows, which DuckDB binds slowly as long VALUES lists.
+   */
+  insertRows?(schema: string, table: string, columns: string[], rows: unknown[][]): Promise<number>
   close(): Promise<void>
   /** true when the backend is reachable now (for readiness and 503 decisions) */
   healthy(): Promise<boolean>

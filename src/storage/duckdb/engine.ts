@@ -573,6 +573,34 @@ export class DuckDBEngine implements Engine {
     return n
   }
 
+  /**
+   * Through an appender: 1000 rows of a child table's catalog and tag entries took ~45 ms as two
+   * 500-row INSERT ... VALUES statements each (DuckDB binds every literal), ~2 ms this way.
+   */
+  async insertRows(schema: string, table: string, columns: string[], rows: unknown[][]): Promise<number> {
+    if (rows.length === 0) {
+      return 0
+    }
+    return this.onWriter(async (conn) => {
+      const info = await this.targetInfo(conn, schema, table)
+      for (const c of columns) {
+        if (!info.names.includes(c)) {
+          throw new Error(`insertRows: column ${c} not in ${schema}.${table}`)
+        }
+      }
+      const sources: Source[] = info.names.map((name) => {
+        const index = columns.indexOf(name)
+        return index < 0 ? { kind: 'null' } : { kind: 'col', index }
+      })
+      // a data table's newest-timestamp bounds would not know these rows: read them again
+      this.newest.delete(`${schema}\u0000${table}`)
+      const append = async (c: DuckDBConnection): Promise<number> =>
+        appendAll(await c.createAppender(table, schema), sources, [{ db: '', table, columns, rows }])
+      // outside a transaction, one appender flush is one transaction of its own (see appendsAlone)
+      return this.txStore.getStore() !== undefined || rows.length <= FLUSH_ROWS ? append(conn) : this.committed(append)
+    })
+  }
+
   /** `first`: groups[0] already prepared (writeRows prepares it to choose the path) */
   private async writeGroups(conn: DuckDBConnection, groups: WriteGroup[], first?: PreparedGroup): Promise<number> {
     let n = 0
