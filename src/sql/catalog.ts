@@ -129,10 +129,18 @@ function decodeTags(text: string): Record<string, TagValue> {
 /** the columns of the catalog's `tables` table, in its order */
 const TABLES_COLUMNS = ['db', 'name', 'kind', 'tid', 'stable', 'tags', 'columns', 'ttl', 'created_at', 'comment']
 
-/** A VARCHAR or NCHAR tag's stored value: the text tagLiteral quotes. */
-function textTag(v: TagValue | undefined): string | null {
+/** tag types stored as text (VARCHAR in every dialect) */
+function isTextTag(col: ColumnDef): boolean {
+  return col.type === 'VARCHAR' || col.type === 'NCHAR' || col.type === 'JSON'
+}
+
+/** A text tag's (isTextTag) stored value. */
+function textTag(col: ColumnDef, v: TagValue | undefined): string | null {
   if (v === null || v === undefined) {
     return null
+  }
+  if (col.type === 'JSON') {
+    return typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x))
   }
   return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
@@ -143,10 +151,9 @@ function tagLiteral(d: Dialect, col: ColumnDef, v: TagValue | undefined): string
   }
   switch (col.type) {
     case 'JSON':
-      return d.quoteString(typeof v === 'string' ? v : JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)))
     case 'VARCHAR':
     case 'NCHAR':
-      return d.quoteString(typeof v === 'object' ? JSON.stringify(v) : String(v))
+      return d.quoteString(textTag(col, v) as string)
     case 'BOOL':
       return v === true || v === 1 || v === 'true' ? 'TRUE' : 'FALSE'
     case 'FLOAT':
@@ -1138,9 +1145,9 @@ class SqlCatalog implements LoadableCatalog {
           }
           for (const [stable, list] of byStable) {
             const st = this.requireStable(db, stable)
-            if (tx.insertRows !== undefined && st.tags.every((t) => t.type === 'VARCHAR' || t.type === 'NCHAR')) {
-              // text tags (every schemaless tag) need no conversion the appender would do differently
-              const rows = list.map((info) => [info.tid, info.name, ...st.tags.map((t) => textTag(info.tags?.[t.name]))])
+            if (tx.insertRows !== undefined && st.tags.every(isTextTag)) {
+              // text tags (every schemaless and Prometheus tag) need no conversion the appender would do differently
+              const rows = list.map((info) => [info.tid, info.name, ...st.tags.map((t) => textTag(t, info.tags?.[t.name]))])
               await tx.insertRows(this.d.schemaName(db), `${stable}$tags`, ['_tid', 'tbname', ...st.tags.map((t) => t.name)], rows)
               continue
             }
