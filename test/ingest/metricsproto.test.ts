@@ -88,6 +88,33 @@ describe('remote write', () => {
     expect((await writeTo('prom', encodeWriteRequest({ timeseries: [] }))).status).toBe(204)
   })
 
+  it('samples resent, older than stored or out of order in a request overwrite by timestamp (last write wins)', async () => {
+    const series = (name: string, samples: [number, number][]): TimeSeries => ({
+      labels: [{ name: '__name__', value: name }],
+      samples: samples.map(([timestamp, value]) => ({ timestamp, value })),
+    })
+    const write = async (timeseries: TimeSeries[]) => expect((await writeTo('ordering', encodeWriteRequest({ timeseries }))).status).toBe(204)
+    // in order and new: the columnar append
+    await write([series('a', [[1000, 1], [2000, 2]]), series('b', [[1000, 1]])])
+    // a resent and an older sample for a, a newer one for b
+    await write([series('a', [[2000, 20], [1500, 15]]), series('b', [[3000, 3]])])
+    // out of order within the request, the same timestamp twice (the later one wins)
+    await write([series('b', [[2500, 25], [2000, 20], [2500, 26]])])
+    // the same within a request of series new to the table (that the engine alone cannot tell)
+    await write([series('c', [[2000, 2], [1000, 1], [2000, 22]])])
+    // an auto-created database has ns precision
+    const t = (ms: number) => new Date(ms).toISOString().replace('Z', '000000Z')
+    const rows = async (name: string) => sqlRows(base, `select ts, v from ordering.${seriesTableName(`__name__=${name}`)} order by ts`)
+    expect(await rows('a')).toEqual([[t(1000), 1], [t(1500), 15], [t(2000), 20]])
+    expect(await rows('b')).toEqual([
+      [t(1000), 1],
+      [t(2000), 20],
+      [t(2500), 26],
+      [t(3000), 3],
+    ])
+    expect(await rows('c')).toEqual([[t(1000), 1], [t(2000), 22]])
+  })
+
   it('the ttl query parameter applies to the child tables the write creates (first value wins)', async () => {
     const body = (names: string[]) =>
       encodeWriteRequest({ timeseries: names.map((n) => ({ labels: [{ name: '__name__', value: n }, { name: 'job', value: 'ttl' }], samples: [{ value: 1, timestamp: 1_700_000_000_000 }] })) })
