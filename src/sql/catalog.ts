@@ -125,7 +125,6 @@ function decodeTags(text: string): Record<string, TagValue> {
   return out
 }
 
-/** SQL literal of a tag value for the `$tags` physical table. */
 /** the columns of the catalog's `tables` table, in its order */
 const TABLES_COLUMNS = ['db', 'name', 'kind', 'tid', 'stable', 'tags', 'columns', 'ttl', 'created_at', 'comment']
 
@@ -145,6 +144,7 @@ function textTag(col: ColumnDef, v: TagValue | undefined): string | null {
   return typeof v === 'object' ? JSON.stringify(v) : String(v)
 }
 
+/** SQL literal of a tag value for the `$tags` physical table. */
 function tagLiteral(d: Dialect, col: ColumnDef, v: TagValue | undefined): string {
   if (v === null || v === undefined) {
     return 'NULL'

@@ -574,8 +574,9 @@ export class DuckDBEngine implements Engine {
   }
 
   /**
-   * Through an appender: 1000 rows of a child table's catalog and tag entries took ~45 ms as two
-   * 500-row INSERT ... VALUES statements each (DuckDB binds every literal), ~2 ms this way.
+   * Through an appender: the catalog and tag rows of 1000 new child tables took ~45 ms as 500-row
+   * INSERT ... VALUES statements (DuckDB binds every literal); the first write of 1000 new series
+   * got ~40 ms faster this way.
    */
   async insertRows(schema: string, table: string, columns: string[], rows: unknown[][]): Promise<number> {
     if (rows.length === 0) {
