@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { createServer } from 'node:net'
 import { NODE_FLAGS } from '../src/node-flags.js'
@@ -22,6 +22,10 @@ export interface AdapterProcess {
   child: ChildProcess
   /** peak resident set size of the adapter process so far, in MiB (VmHWM) */
   peakRssMiB(): number
+  /** resident set size now, in MiB (VmRSS) */
+  rssMiB(): number
+  /** starts peakRssMiB afresh from the current RSS (Linux: clear_refs 5) */
+  resetPeakRss(): void
   stop(): Promise<void>
 }
 
@@ -66,6 +70,8 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
     url,
     child,
     peakRssMiB: () => statusKiB(child.pid!, 'VmHWM') / 1024,
+    rssMiB: () => statusKiB(child.pid!, 'VmRSS') / 1024,
+    resetPeakRss: () => writeFileSync(`/proc/${child.pid!}/clear_refs`, '5'),
     stop: async () => {
       if (child.exitCode !== null) {
         return

@@ -34,12 +34,13 @@ if (selected.has('sql')) {
       'raw DuckDB': fmt(r.rawAggMs, 1),
       ratio: fmt(r.restAggFirstByteMs / r.rawAggMs, 2),
     },
-    [`${fmt(r.streamRows)}-row result streamed, ms`]: {
+    [`${fmt(r.streamRows)}-row result streamed (${fmt(r.streamBytes / 1048576, 0)} MiB of JSON), ms`]: {
       adapter: fmt(r.streamMs, 0),
       'raw DuckDB': '-',
       ratio: '-',
     },
-    'adapter peak RSS, MiB': { adapter: fmt(r.peakRssMiB, 0), 'raw DuckDB': '-', ratio: '-' },
+    'adapter RSS before the 1M-row query / peak while it streamed, MiB': { adapter: `${fmt(r.rssBeforeStreamMiB, 0)} / ${fmt(r.streamPeakRssMiB, 0)}`, 'raw DuckDB': '-', ratio: '-' },
+    'adapter peak RSS (whole section), MiB': { adapter: fmt(r.peakRssMiB, 0), 'raw DuckDB': '-', ratio: '-' },
   })
 }
 

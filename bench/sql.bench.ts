@@ -38,6 +38,11 @@ export interface SqlBenchResult {
   rawAggMs: number
   streamRows: number
   streamMs: number
+  /** the 1M-row response's size */
+  streamBytes: number
+  /** adapter RSS right before the 1M-row query, and its peak while the result streamed */
+  rssBeforeStreamMiB: number
+  streamPeakRssMiB: number
   peakRssMiB: number
 }
 
@@ -153,7 +158,11 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       const restAggMs = median(times)
       const restAggFirstByteMs = median(firstBytes)
 
-      // a 1-million-row result, streamed
+      // a 1-million-row result, streamed: the adapter's RSS before it and its peak during it
+      // (VmHWM restarted) show what the result itself costs in memory, next to its size
+      const peakBeforeStreamMiB = adapter.peakRssMiB()
+      const rssBeforeStreamMiB = adapter.rssMiB()
+      adapter.resetPeakRss()
       const t1 = performance.now()
       const res = await fetch(`${adapter.url}/rest/sql`, {
         method: 'POST',
@@ -168,7 +177,8 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       if (bytes < 1_000_000 * 20) {
         throw new Error(`1M-row result was only ${bytes} bytes`)
       }
-      const peakRssMiB = adapter.peakRssMiB()
+      const streamPeakRssMiB = adapter.peakRssMiB()
+      const peakRssMiB = Math.max(peakBeforeStreamMiB, streamPeakRssMiB)
       result = {
         restIngestRowsPerSec,
         rawIngestRowsPerSec,
@@ -178,6 +188,9 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
         rawAggMs: median(rawTimes),
         streamRows: 1_000_000,
         streamMs,
+        streamBytes: bytes,
+        rssBeforeStreamMiB,
+        streamPeakRssMiB,
         peakRssMiB,
       }
     } finally {
