@@ -125,7 +125,7 @@ function decodeTags(text: string): Record<string, TagValue> {
   return out
 }
 
-/** the columns of the catalog's `tables` table, in its order */
+/** the columns of the catalog's `tables` table, in its order (rows for it are built in this order) */
 const TABLES_COLUMNS = ['db', 'name', 'kind', 'tid', 'stable', 'tags', 'columns', 'ttl', 'created_at', 'comment']
 
 /** tag types stored as text (VARCHAR in every dialect) */
@@ -406,6 +406,11 @@ class SqlCatalog implements LoadableCatalog {
 
   private s(v: string): string {
     return this.d.quoteString(v)
+  }
+
+  /** `(...)` of a catalog row's text, integers and NULLs, as a VALUES list item */
+  private rowLiteral(row: Array<string | number | null>): string {
+    return `(${row.map((v) => (v === null ? 'NULL' : typeof v === 'string' ? this.s(v) : String(v))).join(', ')})`
   }
 
   /** Runs fn under the in-process mutex (every backend). */
@@ -1160,19 +1165,13 @@ class SqlCatalog implements LoadableCatalog {
               await tx.exec(head + values.join(', '))
             }
           }
+          const rows = fresh.map((info) => [db, info.name, 'child', info.tid, info.stable as string, encodeTags(info.tags ?? {}), null, info.ttl, info.createdAt, null])
           if (tx.insertRows !== undefined) {
-            const rows = fresh.map((info) => [db, info.name, 'child', info.tid, info.stable, encodeTags(info.tags ?? {}), null, info.ttl, info.createdAt, null])
             await tx.insertRows(this.d.catalogSchema, 'tables', TABLES_COLUMNS, rows)
-            return
-          }
-          for (const part of slices(fresh, INSERT_ROWS_PER_STATEMENT)) {
-            const values = part.map(
-              (info) =>
-                `(${this.s(db)}, ${this.s(info.name)}, 'child', ${info.tid}, ${this.s(info.stable as string)}, ${this.s(encodeTags(info.tags ?? {}))}, NULL, ${info.ttl}, ${info.createdAt}, NULL)`,
-            )
-            await tx.exec(
-              `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES ${values.join(', ')}`,
-            )
+          } else {
+            for (const part of slices(rows, INSERT_ROWS_PER_STATEMENT)) {
+              await tx.exec(`INSERT INTO ${this.cat('tables')} (${TABLES_COLUMNS.join(', ')}) VALUES ${part.map((r) => this.rowLiteral(r)).join(', ')}`)
+            }
           }
         })
       } catch (err) {
@@ -1235,7 +1234,7 @@ class SqlCatalog implements LoadableCatalog {
           )
           await this.afterCreateDataTable(tx, db, name, columns[0].name)
           await tx.exec(
-            `INSERT INTO ${this.cat('tables')} (db, name, kind, tid, stable, tags, columns, ttl, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, 'normal', ${tid}, NULL, NULL, ${this.s(JSON.stringify(info.columns))}, ${ttl}, ${info.createdAt}, NULL)`,
+            `INSERT INTO ${this.cat('tables')} (${TABLES_COLUMNS.join(', ')}) VALUES ${this.rowLiteral([db, name, 'normal', tid, null, null, JSON.stringify(info.columns), ttl, info.createdAt, null])}`,
           )
         })
       } catch (err) {

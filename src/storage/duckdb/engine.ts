@@ -285,6 +285,25 @@ interface TargetInfo {
   types: string[]
 }
 
+function requireColumns(caller: string, info: TargetInfo, columns: string[], schema: string, table: string): void {
+  for (const c of columns) {
+    if (!info.names.includes(c)) {
+      throw new Error(`${caller}: column ${c} not in ${schema}.${table}`)
+    }
+  }
+}
+
+/** Where each of the target's columns comes from: `_tid` of a child's batch, a given column, or NULL. */
+function sourcesFor(info: TargetInfo, columns: string[], child: boolean): Source[] {
+  return info.names.map((name) => {
+    if (child && name === '_tid') {
+      return { kind: 'tid' }
+    }
+    const index = columns.indexOf(name)
+    return index < 0 ? { kind: 'null' } : { kind: 'col', index }
+  })
+}
+
 
 /** A transaction context: the connection that statements inside `transaction(fn)` must use. */
 interface TxContext {
@@ -584,15 +603,8 @@ export class DuckDBEngine implements Engine {
     }
     return this.onWriter(async (conn) => {
       const info = await this.targetInfo(conn, schema, table)
-      for (const c of columns) {
-        if (!info.names.includes(c)) {
-          throw new Error(`insertRows: column ${c} not in ${schema}.${table}`)
-        }
-      }
-      const sources: Source[] = info.names.map((name) => {
-        const index = columns.indexOf(name)
-        return index < 0 ? { kind: 'null' } : { kind: 'col', index }
-      })
+      requireColumns('insertRows', info, columns, schema, table)
+      const sources = sourcesFor(info, columns, false)
       // a data table's newest-timestamp bounds would not know these rows: read them again
       this.newest.delete(`${schema}\u0000${table}`)
       const append = async (c: DuckDBConnection): Promise<number> =>
@@ -614,11 +626,7 @@ export class DuckDBEngine implements Engine {
   /** The target's layout (every column must exist), its newest-timestamp bounds and the group's key scan. */
   private async prepareGroup(conn: DuckDBConnection, g: WriteGroup): Promise<PreparedGroup> {
     const info = await this.targetInfo(conn, g.schema, g.table)
-    for (const c of g.child ? ['_tid', ...g.columns] : g.columns) {
-      if (!info.names.includes(c)) {
-        throw new Error(`writeRows: column ${c} not in ${g.schema}.${g.table}`)
-      }
-    }
+    requireColumns('writeRows', info, g.child ? ['_tid', ...g.columns] : g.columns, g.schema, g.table)
     const newest = await this.newestOf(conn, g.schema, g.table, g.columns[0], g.child)
     return { g, info, newest, scan: scanKeys(g, newest) }
   }
@@ -710,14 +718,7 @@ export class DuckDBEngine implements Engine {
   }
 
   private async appendDirect(conn: DuckDBConnection, g: WriteGroup, info: TargetInfo): Promise<number> {
-    const sources: Source[] = info.names.map((name) => {
-      if (g.child && name === '_tid') {
-        return { kind: 'tid' }
-      }
-      const index = g.columns.indexOf(name)
-      return index < 0 ? { kind: 'null' } : { kind: 'col', index }
-    })
-    return appendAll(await conn.createAppender(g.table, g.schema), sources, g.batches)
+    return appendAll(await conn.createAppender(g.table, g.schema), sourcesFor(info, g.columns, g.child), g.batches)
   }
 
   /**
