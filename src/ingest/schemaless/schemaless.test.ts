@@ -384,6 +384,18 @@ describe('schemaless core', () => {
     expect(r.written).toBe(1)
   })
 
+  it('measurements differing only in case are one table in storage: the later is rejected per line, in one request or across two', async () => {
+    const inOne = await sml.write('db', [pt('CPU', [], [dbl('v', 1)], 1n), pt('cpu', [], [dbl('v', 2)], 1n), pt('ok', [], [dbl('v', 1)], 1n)], { precision: 'ns' })
+    expect(inOne.written).toBe(2)
+    expect(inOne.rejected).toBe(1)
+    expect(inOne.errors[0]).toMatchObject({ line: 2 })
+    expect(inOne.errors[0].message).toContain('measurement "cpu" clashes with measurement "CPU" of line 1')
+    const later = await sml.write('db', [pt('Cpu', [], [dbl('v', 3)], 2n)], { precision: 'ns' })
+    expect(later.rejected).toBe(1)
+    expect(later.errors[0].message).toContain('measurement "Cpu" clashes with super table "CPU"')
+    expect(await rows('select v from db.`CPU`')).toEqual([[1]])
+  })
+
   it('concurrent requests creating the same super table and columns all succeed', async () => {
     const writes = Array.from({ length: 8 }, (_, i) =>
       sml.write('db', [pt('conc', [['h', `h${i}`]], [dbl('v', i), big(`c${i % 3}`, BigInt(i))], BigInt(i + 1))], { precision: 'ns' }),

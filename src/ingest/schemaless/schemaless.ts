@@ -303,16 +303,23 @@ class RequestState {
     if (existing === undefined) {
       st.dirty = true
       this.needsDdl = true
+      const lower = name.toLowerCase()
       if (this.dbInfo) {
         const table = this.catalog.getTable(this.db, name)
         if (table !== undefined) {
           st.error = `${this.where(line)}: measurement "${name}": a ${table.kind} table of that name exists, not a super table`
           return st
         }
-        const lower = name.toLowerCase()
         const clash = this.catalog.listStables(this.db).find((s) => s.name.toLowerCase() === lower)
         if (clash !== undefined) {
           st.error = `${this.where(line)}: measurement "${name}" clashes with super table "${clash.name}" (names differing only in case are one table in storage)`
+          return st
+        }
+      }
+      // two new measurements of this request may clash too; the first one seen is created
+      for (const other of this.stables.values()) {
+        if (other !== st && other.error === undefined && other.name.toLowerCase() === lower) {
+          st.error = `${this.where(line)}: measurement "${name}" clashes with measurement "${other.name}" of line ${other.firstLine} (names differing only in case are one table in storage)`
           return st
         }
       }
