@@ -229,6 +229,29 @@ describe.each([0, 1])('lineproto.parseWorkers=%i', (parseWorkers) => {
       expect(await sqlRows(base, "select count(*) from information_schema.ins_stables where stable_name = 'big'")).toEqual([[0]])
     })
 
+    it('reads a body by its Content-Length or streamed in chunks without one, the same bytes either way', async () => {
+      const lines = Array.from({ length: 300 }, (_, i) => `sized,h=a v=${i} ${i + 1}`).join('\n')
+      expect((await write(lines)).status).toBe(204)
+      const bytes = new TextEncoder().encode(lines.replaceAll('sized', 'streamed'))
+      const res = await fetch(`${base}/lineproto/v1/write?db=db`, {
+        method: 'POST',
+        headers: { Authorization: ROOT_AUTH },
+        body: new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += 1000) {
+              controller.enqueue(bytes.slice(i, i + 1000))
+            }
+            controller.close()
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit)
+      expect(res.status, await res.text()).toBe(204)
+      for (const t of ['sized', 'streamed']) {
+        expect(await sqlRows(base, `select count(*), sum(v) from db.${t}`)).toEqual([[300, 44850]])
+      }
+    })
+
     it('accepts gzip request bodies', async () => {
       const res = await write(gzipSync(Buffer.from('gz,h=a v=42 1\n')), 'db=db', { Authorization: ROOT_AUTH, 'Content-Encoding': 'gzip' })
       expect(res.status, res.text).toBe(204)
