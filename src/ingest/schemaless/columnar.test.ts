@@ -117,6 +117,30 @@ describe('columnar lane: the rows the row path would write, or nothing', () => {
     expect(await contents(lane, 'd5')).toEqual(await contents(rows, 'd5'))
   })
 
+  it('resolves the series of one worker dictionary again once the catalog changed between requests', async () => {
+    const { lane, rows } = await pair('d7', SETUP)
+    const step = async (body: string, written: number): Promise<void> => {
+      const got = await lane.sl.writeColumnar('d7', lane.worker.slices(body), MS)
+      expect(got?.written).toBe(written)
+      expect(got).toEqual(await rowPath(rows, 'd7', body, MS))
+    }
+    await step(`cpu,host=a,dc=x usage=1 ${T0 + 1000}\ncpu,host=b,dc=x usage=2 ${T0 + 1000}`, 2)
+    // host=a's child dropped and created again: a new table id
+    for (const s of [lane, rows]) {
+      const child = s.storage.catalog.listTables('d7').find((t) => t.stable === 'cpu' && t.tags?.host === 'a')
+      await s.storage.catalog.dropTable('d7', child?.name ?? '', false)
+      expect((await rowPath(s, 'd7', `cpu,host=a,dc=x usage=7 ${T0 + 500}`, MS)).rejected).toBe(0)
+    }
+    await step(`cpu,host=a,dc=x usage=3 ${T0 + 2000}\ncpu,host=b,dc=x usage=4 ${T0 + 2000}`, 2)
+    // the super table dropped and created again with other columns
+    for (const s of [lane, rows]) {
+      await s.storage.catalog.dropStable('d7', 'cpu', false)
+      expect((await rowPath(s, 'd7', `cpu,host=b,dc=x other=1 ${T0}`, MS)).rejected).toBe(0)
+    }
+    await step(`cpu,host=b,dc=x other=5 ${T0 + 3000}`, 1)
+    expect(await contents(lane, 'd7')).toEqual(await contents(rows, 'd7'))
+  })
+
   it('converts timestamps to the database precision and takes lines without one at the server time', async () => {
     const { lane } = await pair('d2', SETUP)
     const before = BigInt(Date.now())

@@ -771,6 +771,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
     engine,
     childName: (stable, key, tags) => childNames.get(stable, key, tags),
     stableName: stableNameOf,
+    targets: new WeakMap(),
   }
 
   async function pass1(db: string, source: PointSource, o: WriteOptions, nowMs: number): Promise<RequestState> {
