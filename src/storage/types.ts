@@ -128,11 +128,11 @@ export interface ColumnBatch {
   values: Array<Float64Array | Uint8Array | BigInt64Array | BigUint64Array>
   valid: Array<Uint8Array | undefined>
   /**
-   * Per child, its first and last timestamp (`ts` at starts[k] and starts[k + 1] - 1), when the
-   * producer has them as values already: reading them out of `ts` boxes a new bigint each time.
+   * Per child, its first and last timestamp (`ts` at starts[k] and starts[k + 1] - 1), as the
+   * producer already has them: reading them out of `ts` boxes a new bigint each time.
    */
-  first?: bigint[]
-  last?: bigint[]
+  first: bigint[]
+  last: bigint[]
 }
 
 /** How backend SQL text is spelled. Shared code never writes backend-specific SQL itself. */

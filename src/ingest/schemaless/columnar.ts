@@ -75,6 +75,11 @@ interface StableLane {
   /** how many children of this request it has */
   children: number
   count: number
+  /** its index in the lane's `order` */
+  index: number
+  /** pass 2 set-up: the next child's index in the batch and its first row */
+  nextChild: number
+  nextRow: number
   /** shape plans per dictionary generation (the worker's shape array) */
   plans: Map<ShapeDef[], Array<ShapePlan | undefined>>
   /** the columns pass 2 fills (set between the passes) */
@@ -142,7 +147,8 @@ class Lane {
   /** each child's first and latest timestamp so far (pass 1) */
   private childFirst: bigint[] = []
   private childLast: bigint[] = []
-  private childStable: StableLane[] = []
+  /** each child's super table, as its index in `order` */
+  private childStable: Int32Array = new Int32Array(0)
   private children = 0
   private readonly toDb: (ts: bigint) => bigint | undefined
   private readonly now: bigint
@@ -171,7 +177,7 @@ class Lane {
       if (child < 0) {
         return false
       }
-      const st = this.childStable[child]
+      const st = this.order[this.childStable[child]]
       const plan = this.planOf(st, slice.shapes, m.shapes[i])
       if (plan === undefined) {
         return false
@@ -220,22 +226,21 @@ class Lane {
       }
       batch.starts[k] = st.count
       st.batch = batch
-      st.children = 0
+      st.nextChild = 0
+      st.nextRow = 0
       batches.push(batch)
     }
     // each stable's children in order of their first line, each taking its rows in turn
-    const rowOf = new Map<StableLane, number>()
     for (let c = 0; c < this.children; c++) {
-      const st = this.childStable[c]
+      const st = this.order[this.childStable[c]]
       const b = st.batch as ColumnBatch
-      const j = st.children++
-      const row = rowOf.get(st) ?? 0
+      const j = st.nextChild++
       b.tids[j] = this.childTid[c]
-      ;(b.first as bigint[])[j] = this.childFirst[c]
-      ;(b.last as bigint[])[j] = this.childLast[c]
-      b.starts[j] = row
-      this.childRow[c] = row
-      rowOf.set(st, row + this.childCount[c])
+      b.first[j] = this.childFirst[c]
+      b.last[j] = this.childLast[c]
+      b.starts[j] = st.nextRow
+      this.childRow[c] = st.nextRow
+      st.nextRow += this.childCount[c]
     }
     this.lastIn = NaN
     return batches
@@ -252,8 +257,8 @@ class Lane {
     let plans: ShapePlan[] = []
     for (let i = 0; i < m.count; i++) {
       const child = slots[m.series[i]] - 1
-      if (this.childStable[child] !== st) {
-        st = this.childStable[child]
+      if (this.order[this.childStable[child]] !== st) {
+        st = this.order[this.childStable[child]]
         plans = st.plans.get(slice.shapes) as ShapePlan[]
       }
       const plan = plans[m.shapes[i]]
@@ -309,9 +314,9 @@ class Lane {
     this.childTid = widen(this.childTid)
     this.childCount = widen(this.childCount)
     this.childRow = widen(this.childRow)
-    this.childFirst = widenArray(this.childFirst, cap, 0n)
-    this.childLast = widenArray(this.childLast, cap, 0n)
-    this.childStable = widenArray(this.childStable, cap, this.childStable[0])
+    this.childStable = widen(this.childStable)
+    this.childFirst = widenArray(this.childFirst, cap)
+    this.childLast = widenArray(this.childLast, cap)
   }
 
   /** The child index of a series (its slot set), or -1 when the row path must create its table. */
@@ -334,13 +339,13 @@ class Lane {
     const name = target.stable.name
     let st = this.stables.get(name)
     if (st === undefined) {
-      st = { info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, count: 0, plans: new Map() }
+      st = { index: this.order.length, info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, count: 0, nextChild: 0, nextRow: 0, plans: new Map() }
       this.stables.set(name, st)
       this.order.push(st)
     }
     const child = this.children++
     this.childTid[child] = target.table.tid
-    this.childStable[child] = st
+    this.childStable[child] = st.index
     this.childLast[child] = 0n
     st.children++
     return child
@@ -454,9 +459,9 @@ class Lane {
   }
 }
 
-/** The first `a.length` items of `a` in an array of `cap` items filled with `fill` (allocated once, not grown). */
-function widenArray<T>(a: T[], cap: number, fill: T): T[] {
-  const b = new Array<T>(cap).fill(fill)
+/** The items of `a` in an array of `cap` bigints (allocated once, not grown). */
+function widenArray(a: bigint[], cap: number): bigint[] {
+  const b = new Array<bigint>(cap).fill(0n)
   for (let i = 0; i < a.length; i++) {
     b[i] = a[i]
   }

@@ -562,7 +562,7 @@ export class DuckDBEngine implements Engine {
         const newest = await this.newestOf(conn, schema, b.table, b.columns[0], true)
         for (let k = 0; k < b.tids.length; k++) {
           const stored = newest.get(b.tids[k])
-          if (stored !== undefined && !((b.first?.[k] ?? b.ts[b.starts[k]]) > stored)) {
+          if (stored !== undefined && !(b.first[k] > stored)) {
             // a rewrite or an older row: the rows path stages and overwrites
             return undefined
           }
@@ -581,7 +581,7 @@ export class DuckDBEngine implements Engine {
       const written = targets.length === 1 && rows <= FLUSH_ROWS ? await appendEach(conn) : await this.committed(appendEach)
       for (const { b, newest } of targets) {
         for (let k = 0; k < b.tids.length; k++) {
-          newest.set(b.tids[k], b.last?.[k] ?? b.ts[b.starts[k + 1] - 1])
+          newest.set(b.tids[k], b.last[k])
         }
       }
       return written
