@@ -21,7 +21,8 @@ import { LineProtoParser } from '../ingest/lineproto/parse.js'
 import { parsedHere } from '../ingest/lineproto/worker-pool.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
 import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { readIngestBody } from './ingest-body.js'
+import { leaseIngestBody, nodeIncoming } from './ingest-body.js'
+import { BodyLease, BodyPool } from '../ingest/body-pool.js'
 import type { Schemaless, WriteOptions, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
@@ -38,7 +39,8 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   // writes of this route being parsed or written now
   const writing = new WriteLoad()
   const lanes = new ColumnarLanes()
-  app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes))
+  const bodies = new BodyPool()
+  app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
   return app
 }
 
@@ -116,6 +118,7 @@ async function handleWrite(
   parser: LineProtoParser,
   writing: WriteLoad,
   lanes: ColumnarLanes,
+  bodies: BodyPool,
 ): Promise<Response> {
   if (deps.gate?.allPaused() === true) {
     return ingestError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
@@ -153,8 +156,8 @@ async function handleWrite(
   if (!(await deps.storage.catalog.verifyUser(user, password))) {
     return ingestError(401, 'Authentication failure: wrong user name or password')
   }
-  const read = await readIngestBody(c.req.raw, limit)
-  if (!Buffer.isBuffer(read)) {
+  const read = await leaseIngestBody(c.req.raw, limit, nodeIncoming(c.env), bodies)
+  if (!(read instanceof BodyLease)) {
     return ingestError(read.status, read.message)
   }
   let result: WriteResult
@@ -165,6 +168,7 @@ async function handleWrite(
     return writeFailure(err, db, deps)
   } finally {
     writing.end()
+    read.release()
   }
   countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
@@ -179,7 +183,7 @@ async function handleWrite(
  * without workers here, a slice at a time.
  */
 async function writeBody(
-  read: Buffer,
+  read: BodyLease,
   db: string,
   opts: WriteOptions,
   deps: LineprotoDeps,
@@ -189,9 +193,9 @@ async function writeBody(
 ): Promise<WriteResult> {
   const workers = deps.lineprotoWorkers
   if (workers === undefined) {
-    return deps.schemaless.write(db, parsedHere(read, parser).source(), opts)
+    return deps.schemaless.write(db, parsedHere(read.bytes, parser).source(), opts)
   }
-  const parsed = workers.parse(read, alone)
+  const parsed = workers.parse(read.bytes, alone, read)
   // The lane pays where the main thread is the bottleneck: while other writes run, the workers
   // parse whole bodies and the lane halves the main thread's work per point (gen_lp at
   // concurrency 2: 563-835k vs 505-637k points/s, alternating runs). A write alone is bound by

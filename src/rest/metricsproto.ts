@@ -17,7 +17,7 @@ import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest } from '../ing
 import { MetricsSchemaError, createRemoteStore } from '../ingest/metricsproto/store.js'
 import type { RemoteStore } from '../ingest/metricsproto/store.js'
 import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { readIngestBody } from './ingest-body.js'
+import { nodeIncoming, readIngestBody } from './ingest-body.js'
 import { ALL_PAUSED_BODY, QUERY_PAUSED_BODY, pausedResponse } from '../monitor/gate-middleware.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { ingestError, writeFailure } from './lineproto.js'
@@ -46,7 +46,7 @@ async function admit(c: Context, deps: IngestDeps): Promise<Buffer | Response> {
   if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
     return ingestError(401, 'Authentication failure: wrong user name or password')
   }
-  const read = await readIngestBody(c.req.raw, limit)
+  const read = await readIngestBody(c.req.raw, limit, nodeIncoming(c.env))
   return Buffer.isBuffer(read) ? read : ingestError(read.status, read.message)
 }
 

@@ -18,7 +18,7 @@ import { Hono } from 'hono'
 import type { Context } from 'hono'
 import { GatewayError } from '../http/errors.js'
 import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { readIngestBody } from './ingest-body.js'
+import { nodeIncoming, readIngestBody } from './ingest-body.js'
 import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
@@ -83,7 +83,7 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
   if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
     return tsdbError(401, 'Authentication failure: wrong user name or password')
   }
-  const read = await readIngestBody(c.req.raw, limit)
+  const read = await readIngestBody(c.req.raw, limit, nodeIncoming(c.env))
   if (!Buffer.isBuffer(read)) {
     return tsdbError(read.status, read.message)
   }

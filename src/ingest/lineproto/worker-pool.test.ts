@@ -9,6 +9,7 @@ import { clonePoint, type Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
 import { forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
+import { BodyPool } from '../body-pool.js'
 import { MIN_PART_BYTES, createLineProtoWorkers, parseWorkerCount, splitBody, type LineProtoWorkers } from './worker-pool.js'
 
 const logger = pino({ level: 'silent' })
@@ -109,6 +110,42 @@ describe('line-protocol parse workers', () => {
     expect(await collect(here.source())).toEqual(want)
     expect(here.workerSlices).toBe(0)
     expect(logged.filter((l) => l.includes('cannot start'))).toHaveLength(1)
+  })
+
+  it('read a body in shared memory where it is, and let go of its lease when they are done', async () => {
+    const text = bigBody()
+    const want = await collect((onPoint, onError) => {
+      new LineProtoParser().parse(text, onPoint, onError)
+    })
+    const slabs = new BodyPool(4 * 1024 * 1024, 4)
+    pool = createLineProtoWorkers(2, logger)
+    for (let round = 0; round < 3; round++) {
+      const lease = slabs.lease(Buffer.byteLength(text))
+      lease.bytes.write(text)
+      const parsed = pool.parse(lease.bytes, false, lease)
+      expect(await collect(parsed.source())).toEqual(want)
+      expect(parsed.workerSlices).toBeGreaterThan(1)
+      // the workers released their holds with their last slices; the request holds the last one
+      expect(slabs.idleSlabs).toBe(0)
+      lease.release()
+      // the same slab serves every round
+      expect(slabs.idleSlabs).toBe(1)
+      // and is overwritten by the next body: what was parsed from it must not change
+      lease.bytes.fill(0x20)
+      expect(await collect(parsed.source())).toEqual(want)
+    }
+  })
+
+  it('a worker that cannot start lets go of the shared body, which is parsed here from the same memory', async () => {
+    const slabs = new BodyPool()
+    pool = createLineProtoWorkers(1, logger, { workerSource: 'throw new Error("no worker here")' })
+    const text = 'm v=1 1\nm v=2 2'
+    const lease = slabs.lease(text.length)
+    lease.bytes.write(text)
+    const got = await collect(pool.parse(lease.bytes, false, lease).source())
+    expect(got.points.map(([, p]) => p.fields[0].value)).toEqual([1, 2])
+    lease.release()
+    expect(slabs.idleSlabs).toBe(1)
   })
 
   it('lineproto.parseWorkers: -1 is one per extra core, at most 4', () => {

@@ -21,6 +21,7 @@ import { asBuffer, forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
 import { SliceDictionary, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
 import type { ParseJob } from './parse-worker.js'
+import type { BodyLease } from '../body-pool.js'
 
 /** `lineproto.parseWorkers` -1: one per core beside the main thread's, at most this many */
 const AUTO_MAX_WORKERS = 4
@@ -207,11 +208,18 @@ export function parsedHere(body: Uint8Array, parser: LineProtoParser): ParsedBod
   return new ParsedBody([{ inline: body, lineOffset: 0 }], parser)
 }
 
+interface PoolJob {
+  body: ParsedBody
+  part: number
+  /** the body's shared memory this job reads, released when the worker is done with it */
+  lease?: BodyLease
+}
+
 interface PoolWorker {
   worker: Worker
   dictionary: SliceDictionary
-  /** job id -> the body and which of its parts this worker parses */
-  jobs: Map<number, { body: ParsedBody; part: number }>
+  /** job id -> the body, which of its parts this worker parses, and the shared bytes it reads */
+  jobs: Map<number, PoolJob>
   /** it has sent a message: it started */
   spoke: boolean
 }
@@ -220,9 +228,11 @@ export interface LineProtoWorkers {
   /**
    * Starts parsing `body` on the workers; the result's source feeds the schemaless core. With
    * `shareMain`, a large body's first part is parsed on the main thread (when it has nothing
-   * else to do: the caller knows whether other writes are running).
+   * else to do: the caller knows whether other writes are running). When `lease` holds `body`
+   * in shared memory, the workers read it there instead of a copy each; every job retains the
+   * lease until its worker is done with it.
    */
-  parse(body: Uint8Array, shareMain?: boolean): ParsedBody
+  parse(body: Uint8Array, shareMain?: boolean, lease?: BodyLease): ParsedBody
   close(): Promise<void>
 }
 
@@ -251,8 +261,9 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
         broken = true
         logger.error({ err, worker: slot }, 'line-protocol parse workers cannot start; parsing on the main thread from now on')
       }
-      for (const { body, part } of pw.jobs.values()) {
-        body.fail(part, err)
+      for (const job of pw.jobs.values()) {
+        job.lease?.release()
+        job.body.fail(job.part, err)
       }
       pw.jobs.clear()
     }
@@ -266,12 +277,14 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
       }
       if (m.failure !== undefined) {
         pw.jobs.delete(m.job)
+        job.lease?.release()
         logger.error({ worker: slot, failure: m.failure }, 'line-protocol parse worker failed on a body')
         job.body.fail(job.part, new Error(`line-protocol parse worker failed: ${m.failure.split('\n')[0]}`))
         return
       }
       if (m.done) {
         pw.jobs.delete(m.job)
+        job.lease?.release()
       }
       job.body.push(job.part, slice)
     })
@@ -304,7 +317,7 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
   }
 
   return {
-    parse(body: Uint8Array, shareMain = false): ParsedBody {
+    parse(body: Uint8Array, shareMain = false, lease?: BodyLease): ParsedBody {
       if (closed) {
         throw new Error('line-protocol parse workers are closed')
       }
@@ -328,6 +341,12 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
         }
         const pw = chosen[part - (inline ? 1 : 0)]
         const job = nextJob++
+        if (lease?.shared === true) {
+          lease.retain()
+          pw.jobs.set(job, { body: parsed, part, lease })
+          pw.worker.postMessage({ job, body: body.subarray(start, end), lineOffset } satisfies ParseJob)
+          return
+        }
         pw.jobs.set(job, { body: parsed, part })
         // a copy the worker owns: the request's buffer may share its memory with other data
         // (Buffer#slice would be a view of it)
@@ -342,7 +361,8 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
       const running = workers.filter((w): w is PoolWorker => w !== undefined)
       workers.fill(undefined)
       for (const w of running) {
-        for (const { body } of w.jobs.values()) {
+        for (const { body, lease } of w.jobs.values()) {
+          lease?.release()
           body.close(new Error('line-protocol parse workers are closed'))
         }
         w.jobs.clear()

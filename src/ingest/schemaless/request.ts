@@ -3,6 +3,7 @@
  * later Prometheus remote write): credentials, `ttl`, and reading a body under a size cap.
  * Framework-free (plain `Request`), so each endpoint module stays small.
  */
+import type { IncomingMessage } from 'node:http'
 
 /** Credentials from `Authorization: Basic ...`, or undefined when absent or not usable. */
 export function basicCredentials(header: string | undefined | null): { user: string; password: string } | undefined {
@@ -61,11 +62,84 @@ export function declaredTooLarge(req: Request, limit: number): boolean {
 }
 
 /**
+ * The length of a body that can be read straight from Node's request stream (`incoming`): one
+ * that declares its Content-Length within `limit` and that no middleware replaced (gunzip gives
+ * the handler a decompressed stream without a Content-Length).
+ */
+export function directLength(req: Request, incoming: IncomingMessage | undefined, limit: number): number | undefined {
+  const declared = declaredLength(req)
+  if (incoming === undefined || declared === undefined || (limit > 0 && declared > limit) || req.headers.has('Content-Encoding')) {
+    return undefined
+  }
+  // someone read (part of) it already: the stream cannot give the whole body any more
+  return incoming.readableDidRead || incoming.headers['content-length'] !== String(declared) ? undefined : declared
+}
+
+/**
+ * Reads exactly `into.length` body bytes from Node's request stream into `into`. Node's HTTP
+ * parser hands over exactly the declared bytes, so nothing is read past them; a client that
+ * goes away first fails the read. Each chunk is copied once, where it belongs.
+ */
+export function readIncomingInto(incoming: IncomingMessage, into: Uint8Array): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let at = 0
+    let settled = false
+    const finish = (err?: Error): void => {
+      if (settled) {
+        return
+      }
+      settled = true
+      incoming.off('data', onData)
+      incoming.off('end', onEnd)
+      incoming.off('error', onError)
+      incoming.off('close', onClose)
+      if (err === undefined) {
+        resolve()
+      } else {
+        reject(err)
+      }
+    }
+    const onData = (chunk: Buffer): void => {
+      if (at + chunk.length > into.length) {
+        finish(new Error(`request body is longer than its Content-Length (${into.length} bytes)`))
+        return
+      }
+      into.set(chunk, at)
+      at += chunk.length
+    }
+    const onEnd = (): void =>
+      finish(at === into.length ? undefined : new Error(`request body ended after ${at} of its ${into.length} bytes`))
+    // Node reports a client that went away as an error "aborted" (ECONNRESET), or only closes
+    const gone = (why: string, cause?: Error): Error => new Error(`client connection ${why} after ${at} of the body's ${into.length} bytes`, { cause })
+    const onError = (err: Error & { code?: string }): void => finish(err.code === 'ECONNRESET' ? gone('reset', err) : err)
+    const onClose = (): void => finish(gone('closed'))
+    incoming.on('data', onData)
+    incoming.on('end', onEnd)
+    incoming.on('error', onError)
+    incoming.on('close', onClose)
+    if (incoming.readableEnded) {
+      onEnd()
+    } else if (incoming.errored !== null) {
+      onError(incoming.errored)
+    } else if (incoming.destroyed) {
+      onClose()
+    }
+  })
+}
+
+/**
  * Reads the whole body, failing with BodyTooLarge past `limit` bytes (0 or less: no cap).
  * Chunked uploads and decompressed gzip bodies carry no usable Content-Length, so bytes are
- * counted as they arrive and reading stops at the cap.
+ * counted as they arrive and reading stops at the cap. With Node's request stream (`incoming`)
+ * a body of declared length is read from it into one buffer (see readIncomingInto).
  */
-export async function readBodyBytes(req: Request, limit: number): Promise<Buffer> {
+export async function readBodyBytes(req: Request, limit: number, incoming?: IncomingMessage): Promise<Buffer> {
+  const direct = directLength(req, incoming, limit)
+  if (direct !== undefined && incoming !== undefined) {
+    const into = Buffer.allocUnsafe(direct)
+    await readIncomingInto(incoming, into)
+    return into
+  }
   const declared = declaredLength(req)
   if (declared !== undefined && (limit <= 0 || declared <= limit)) {
     // Node's HTTP parser hands over exactly the declared bytes, so reading them whole is bounded.
