@@ -1,7 +1,7 @@
-import type { IncomingMessage } from 'node:http'
+import { IncomingMessage } from 'node:http'
 import { GatewayError } from '../http/errors.js'
 import { BodyLease, type BodyPool } from '../ingest/body-pool.js'
-import { BodyTooLarge, directLength, readBodyBytes, readIncomingInto } from '../ingest/schemaless/request.js'
+import { BodyTooLarge, readBodyBytes } from '../ingest/schemaless/request.js'
 
 /** Why a body could not be read, as the status the write endpoints answer. */
 export interface BodyRefusal {
@@ -13,11 +13,17 @@ export interface BodyRefusal {
  * The request body under the size cap, or the refusal: 413 past http.maxBodySize (decompressed
  * size included), the gateway's own status (corrupt gzip ...), else 400. Each endpoint renders
  * the refusal in its own error format. `incoming`: Node's request stream, when served by
- * @hono/node-server (`c.env.incoming`); a body of declared length is then read from it directly.
+ * @hono/node-server (`c.env.incoming`); a body of declared length is then read from it directly,
+ * into memory from `alloc`.
  */
-export async function readIngestBody(req: Request, limit: number, incoming?: IncomingMessage): Promise<Buffer | BodyRefusal> {
+export async function readIngestBody(
+  req: Request,
+  limit: number,
+  incoming?: IncomingMessage,
+  alloc?: (n: number) => Buffer,
+): Promise<Buffer | BodyRefusal> {
   try {
-    return await readBodyBytes(req, limit, incoming)
+    return await readBodyBytes(req, limit, incoming, alloc)
   } catch (err) {
     return refusal(err)
   }
@@ -29,19 +35,13 @@ export async function readIngestBody(req: Request, limit: number, incoming?: Inc
  * releases the lease when it no longer reads the bytes.
  */
 export async function leaseIngestBody(req: Request, limit: number, incoming: IncomingMessage | undefined, pool: BodyPool): Promise<BodyLease | BodyRefusal> {
-  const direct = directLength(req, incoming, limit)
-  if (direct === undefined || incoming === undefined) {
-    const read = await readIngestBody(req, limit)
-    return Buffer.isBuffer(read) ? new BodyLease(read) : read
+  let lease: BodyLease | undefined
+  const read = await readIngestBody(req, limit, incoming, (n) => (lease = pool.lease(n)).bytes)
+  if (!Buffer.isBuffer(read)) {
+    lease?.release()
+    return read
   }
-  const lease = pool.lease(direct)
-  try {
-    await readIncomingInto(incoming, lease.bytes)
-    return lease
-  } catch (err) {
-    lease.release()
-    return refusal(err)
-  }
+  return lease ?? new BodyLease(read)
 }
 
 function refusal(err: unknown): BodyRefusal {
@@ -57,5 +57,5 @@ function refusal(err: unknown): BodyRefusal {
 /** Node's request stream behind a Hono context served by @hono/node-server (absent under app.request in tests). */
 export function nodeIncoming(env: unknown): IncomingMessage | undefined {
   const incoming = (env as { incoming?: unknown } | undefined)?.incoming
-  return incoming !== null && typeof incoming === 'object' && 'headers' in incoming && 'on' in incoming ? (incoming as IncomingMessage) : undefined
+  return incoming instanceof IncomingMessage ? incoming : undefined
 }

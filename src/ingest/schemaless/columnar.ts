@@ -346,7 +346,6 @@ class Lane {
     const child = this.children++
     this.childTid[child] = target.table.tid
     this.childStable[child] = st.index
-    this.childLast[child] = 0n
     st.children++
     return child
   }

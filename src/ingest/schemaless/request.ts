@@ -131,12 +131,17 @@ export function readIncomingInto(incoming: IncomingMessage, into: Uint8Array): P
  * Reads the whole body, failing with BodyTooLarge past `limit` bytes (0 or less: no cap).
  * Chunked uploads and decompressed gzip bodies carry no usable Content-Length, so bytes are
  * counted as they arrive and reading stops at the cap. With Node's request stream (`incoming`)
- * a body of declared length is read from it into one buffer (see readIncomingInto).
+ * a body of declared length is read from it into one buffer from `alloc` (see readIncomingInto).
  */
-export async function readBodyBytes(req: Request, limit: number, incoming?: IncomingMessage): Promise<Buffer> {
+export async function readBodyBytes(
+  req: Request,
+  limit: number,
+  incoming?: IncomingMessage,
+  alloc: (n: number) => Buffer = Buffer.allocUnsafe,
+): Promise<Buffer> {
   const direct = directLength(req, incoming, limit)
   if (direct !== undefined && incoming !== undefined) {
-    const into = Buffer.allocUnsafe(direct)
+    const into = alloc(direct)
     await readIncomingInto(incoming, into)
     return into
   }
