@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { postBodies, sql, startAdapterProcess } from './lib.js'
+import { median, postBodies, sql, startAdapterProcess, type AdapterProcess } from './lib.js'
 
 const GEN_LP = resolve(process.env.BENCH_GEN_LP ?? '../shared/tools/gen_lp.mjs')
 const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
@@ -112,17 +112,8 @@ export async function runLpBench(log: (s: string) => void): Promise<LpRun[]> {
     const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'lp.duckdb')}`, '--log.path=' + dir])
     try {
       for (const [k, { concurrency, cold }] of RUNS.entries()) {
-        const db = `lp${k}`
-        await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ms'`)
         log(`line protocol, ${lpRunLabel({ concurrency, cold })}: ${POINTS.toLocaleString('en-US')} points ...`)
-        const url = `${adapter.url}/lineproto/v1/write?db=${db}&precision=ms&u=root&p=taosdata`
-        const r = genResult(await runNode(genArgs(url, concurrency)))
-        const body = (await sql(adapter.url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }
-        const counted = Number(body.data[0][0])
-        if (counted !== r.points) {
-          throw new Error(`${db}.cpu holds ${counted} rows after writing ${r.points} points`)
-        }
-        runs.push({ concurrency, cold, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: adapter.peakRssMiB() })
+        runs.push({ ...(await adapterRun(adapter, `lp${k}`, concurrency)), cold })
       }
     } finally {
       await adapter.stop()
@@ -131,6 +122,89 @@ export async function runLpBench(log: (s: string) => void): Promise<LpRun[]> {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** One gen_lp run into a new database `db` of the adapter, every point counted back through /rest/sql. */
+async function adapterRun(adapter: AdapterProcess, db: string, concurrency: number): Promise<LpRun> {
+  await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ms'`)
+  const url = `${adapter.url}/lineproto/v1/write?db=${db}&precision=ms&u=root&p=taosdata`
+  const r = genResult(await runNode(genArgs(url, concurrency)))
+  const body = (await sql(adapter.url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }
+  const counted = Number(body.data[0][0])
+  if (counted !== r.points) {
+    throw new Error(`${db}.cpu holds ${counted} rows after writing ${r.points} points`)
+  }
+  return { concurrency, cold: false, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: adapter.peakRssMiB() }
+}
+
+/** One gen_lp run into a new measurement of InfluxDB (started by peers.sh). */
+async function influxRun(measurement: string, concurrency: number): Promise<LpRun> {
+  const r = genResult(
+    await runBash([PEERS_SH, 'bench', 'influxdb', '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency), '--measurement', measurement]),
+  )
+  return { concurrency, cold: false, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: NaN }
+}
+
+export interface PairedLp {
+  concurrency: number
+  /** points/s of each round, adapter and InfluxDB */
+  adapter: number[]
+  influxdb: number[]
+}
+
+/**
+ * The adapter against InfluxDB 1.6 run for run: both servers up at once, and in each round the
+ * two take turns at concurrency 1 and then 2, the one going first alternating from round to
+ * round. On this 2-core VM the same run swings by 20-30% from one minute to the next, for the
+ * peers as much as for the adapter; runs of one system after all runs of the other (lp,
+ * lp-peers) then compare two different stretches of the machine, and three of them decided
+ * nothing. Paired rounds share each stretch, so medians and per-round wins are a fair answer to
+ * "ahead of InfluxDB". Each run writes 1000 series of its own after one warm-up run each.
+ */
+export async function runLpPairedBench(log: (s: string) => void, rounds: number): Promise<PairedLp[] | undefined> {
+  try {
+    await runBash([PEERS_SH, 'start', 'influxdb'])
+  } catch (err) {
+    log(`influxdb: not started (${(err as Error).message.split('\n')[0]})`)
+    return undefined
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'db-adapter-lp-paired-'))
+  try {
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'lp.duckdb')}`, '--log.path=' + dir])
+    try {
+      let k = 0
+      log('warm-up: one run each')
+      await adapterRun(adapter, `pw${k}`, 1)
+      await influxRun(`pw${k++}`, 1)
+      const out = [1, 2].map((concurrency): PairedLp => ({ concurrency, adapter: [], influxdb: [] }))
+      for (let round = 0; round < rounds; round++) {
+        for (const pair of out) {
+          const adapterFirst = round % 2 === 0
+          for (const system of adapterFirst ? ['adapter', 'influxdb'] : ['influxdb', 'adapter']) {
+            const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await influxRun(`p${k}`, pair.concurrency)
+            k++
+            pair[system as 'adapter' | 'influxdb'].push(r.pointsPerSec)
+          }
+          const i = pair.adapter.length - 1
+          log(`round ${round + 1}, concurrency ${pair.concurrency}: adapter ${Math.round(pair.adapter[i]).toLocaleString('en-US')}, influxdb ${Math.round(pair.influxdb[i]).toLocaleString('en-US')} points/s`)
+        }
+      }
+      return out
+    } finally {
+      await adapter.stop()
+    }
+  } finally {
+    await runBash([PEERS_SH, 'stop', 'influxdb']).catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Medians and wins of paired runs, as the bench prints them. */
+export function pairedSummary(p: PairedLp): { adapter: number; influxdb: number; ratio: number; wins: number; rounds: number } {
+  const adapter = median(p.adapter)
+  const influxdb = median(p.influxdb)
+  const wins = p.adapter.filter((a, i) => a > p.influxdb[i]).length
+  return { adapter, influxdb, ratio: adapter / influxdb, wins, rounds: p.adapter.length }
 }
 
 /** Peer write URLs for the TSBS bodies (ns timestamps, the line-protocol default). */

@@ -1,14 +1,15 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,ping,pg (default: sql,lp,tsbs,prom,ping,pg; pg needs Docker or
- * BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh).
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg (default: sql,lp,tsbs,prom,ping,pg; pg needs
+ * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
+ * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5).
  */
 import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
 import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
-import { lpRunLabel, runLpBench, runLpPeersBench } from './lineproto.bench.js'
+import { lpRunLabel, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
@@ -128,4 +129,27 @@ if (selected.has('lp-peers')) {
       ),
     ),
   )
+}
+
+if (selected.has('lp-paired')) {
+  console.log('line protocol, adapter and InfluxDB 1.6 run for run (gen_lp.mjs, paired rounds)')
+  const paired = await runLpPairedBench(log, Number(process.env.BENCH_PAIRED_ROUNDS ?? 5))
+  if (paired !== undefined) {
+    console.table(
+      Object.fromEntries(
+        paired.map((p) => {
+          const s = pairedSummary(p)
+          return [
+            `concurrency ${p.concurrency}`,
+            {
+              'adapter, median points/s': fmt(s.adapter),
+              'InfluxDB, median points/s': fmt(s.influxdb),
+              ratio: fmt(s.ratio, 2),
+              'adapter ahead in': `${s.wins} of ${s.rounds} rounds`,
+            },
+          ]
+        }),
+      ),
+    )
+  }
 }
