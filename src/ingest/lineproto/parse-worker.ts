@@ -47,12 +47,7 @@ try {
 port.on('message', (msg: ParseJob) => {
   try {
     for (const { slice, lineOffset, last } of lineSlices(msg.body, WORKER_SLICE_BYTES)) {
-      parser.parse(
-        slice,
-        (p, line) => encoder.add(p, line, parser.seriesText()),
-        (e) => encoder.addError(e),
-        msg.lineOffset + lineOffset,
-      )
+      encoder.encode(slice, parser, msg.lineOffset + lineOffset)
       const { message, transfer } = encoder.take(msg.job, last)
       port.postMessage(message, transfer)
     }

@@ -166,16 +166,40 @@ export class LineProtoParser {
   /** `lineOffset`: lines before `body` when it is a slice of a larger body (for line numbers) */
   parse(body: string, onPoint: OnPoint, onError: OnError, lineOffset = 0): ParseStats {
     this.reset()
+    this.begin(body)
+    const stats = this.parseRange(0, body.length, onPoint, onError, lineOffset)
+    this.reset()
+    return stats
+  }
+
+  /**
+   * `parse` of body[from, to) only, lines numbered from `lineOffset` + 1: for a caller that reads
+   * most lines of a body itself (SliceEncoder.encode) and hands this parser the others. Calls for
+   * the same body share its checks and name caches, as one `parse` would; `reset()` when the body
+   * is done drops them.
+   */
+  parseSome(body: string, from: number, to: number, onPoint: OnPoint, onError: OnError, lineOffset: number): ParseStats {
+    if (body !== this.body) {
+      this.reset()
+      this.begin(body)
+    }
+    return this.parseRange(from, to, onPoint, onError, lineOffset)
+  }
+
+  private begin(body: string): void {
     this.body = body
     // One check per body picks the fast path: without backslashes no name needs unescaping and a
     // string value ends at the next quote (VictoriaMetrics' hasEscapeChars).
     this.hasEscapes = body.indexOf('\\') >= 0
-    const len = body.length
+  }
+
+  private parseRange(from: number, len: number, onPoint: OnPoint, onError: OnError, lineOffset: number): ParseStats {
+    const body = this.body
     const stats: ParseStats = { lines: 0, points: 0, errors: 0 }
-    let pos = 0
+    let pos = from
     while (pos < len) {
       let nl = body.indexOf('\n', pos)
-      if (nl < 0) {
+      if (nl < 0 || nl > len) {
         nl = len
       }
       stats.lines++
@@ -193,7 +217,7 @@ export class LineProtoParser {
         this.lineStart = start
         let failure: LineFailure | undefined
         try {
-          this.parseLine(start, end, nl < len)
+          this.parseLine(start, end, nl < body.length)
         } catch (e) {
           if (!(e instanceof LineFailure)) {
             throw e
@@ -219,7 +243,6 @@ export class LineProtoParser {
       }
       pos = nl + 1
     }
-    this.reset()
     return stats
   }
 
@@ -748,7 +771,7 @@ function suffixBits(s: string, i: number, end: number): number {
 }
 
 /** An already validated `[+-]digits` of at most 15 digits, as an exact number. */
-function smallInteger(s: string, i: number, end: number): number {
+export function smallInteger(s: string, i: number, end: number): number {
   let k = i
   const c0 = s.charCodeAt(k)
   if (c0 === 45 || c0 === 43) {
@@ -764,7 +787,7 @@ function smallInteger(s: string, i: number, end: number): number {
 /** Small counters and flags dominate real integer fields; their bigints are made once. */
 const SMALL_BIGINTS: bigint[] = Array.from({ length: 1024 }, (_, n) => BigInt(n))
 
-function toBigInt(v: number): bigint {
+export function toBigInt(v: number): bigint {
   return v >= 0 && v < 1024 ? SMALL_BIGINTS[v] : BigInt(v)
 }
 
@@ -775,7 +798,7 @@ const POW10 = [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 
  * with M and 10^k exact doubles, and IEEE division rounds that correctly, so the result equals
  * Number(text) without slicing the string. Returns undefined when the fast path does not apply.
  */
-function fastDecimal(s: string, i: number, end: number, noExponent: boolean): number | undefined {
+export function fastDecimal(s: string, i: number, end: number, noExponent: boolean): number | undefined {
   if (!noExponent || end - i > 16) {
     return undefined
   }
@@ -831,7 +854,7 @@ let lastTsNumber = 0
 let lastTsBigInt = 0n
 
 /** `-?digits` to the end of the line, as a signed 64-bit integer. */
-function parseTimestamp(s: string, i: number, end: number): bigint {
+export function parseTimestamp(s: string, i: number, end: number): bigint {
   let k = i
   const neg = s.charCodeAt(k) === 45
   if (neg) {

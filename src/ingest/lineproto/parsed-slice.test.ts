@@ -28,7 +28,7 @@ function direct(slices: string[]): Seen {
   return out
 }
 
-/** Encodes as the worker does, sends through structured clone with transfer, decodes. */
+/** Encodes as the worker does (SliceEncoder.encode, its own reading of plain lines included), sends through structured clone with transfer, decodes. */
 function viaSlices(slices: string[], maxEntries?: number): { seen: Seen; received: ReceivedSlice[] } {
   const parser = new LineProtoParser()
   const encoder = new SliceEncoder(maxEntries)
@@ -36,13 +36,7 @@ function viaSlices(slices: string[], maxEntries?: number): { seen: Seen; receive
   const received: ReceivedSlice[] = []
   let offset = 0
   slices.forEach((body, i) => {
-    const stats = parser.parse(
-      body,
-      (p, line) => encoder.add(p, line, parser.seriesText()),
-      (e) => encoder.addError(e),
-      offset,
-    )
-    offset += stats.lines
+    offset += encoder.encode(body, parser, offset)
     const { message, transfer } = encoder.take(7, i === slices.length - 1)
     const copy = structuredClone(message, { transfer }) as SliceMessage
     for (const buf of transfer) {
@@ -152,5 +146,86 @@ describe('parsed slices', () => {
       }),
       { numRuns: 1500 },
     )
+  })
+
+  it('match the parser on bodies that repeat series and fields, written plainly or not', () => {
+    // Repeated series and field shapes take SliceEncoder.encode's own reading: every near miss of
+    // its plain form must still come out as the parser reads it.
+    const series = fc.constantFrom('cpu,host=a', 'cpu,host=b,dc=x', 'mem', 'cpu,host=a\\ b', 'c\\,pu,h=1', 'cpu,host="q"')
+    const name = fc.constantFrom('v', 'w', 'usage_user', 'a\\ b', 'x\\=y', 'v')
+    const value = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.integer().map(String),
+      fc.integer().map((n) => `${n}i`),
+      fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map((n) => `${n}i`),
+      fc.constantFrom('1.5', '-0', '+.5', '5.', '.', '-', '1.2.3', '1e3', '1.5i', '7I', '3u', '2f32', 't', '"s"', '0012', '1234567890123456', '12345678901234.5', '123456789012345i', '1234567890123456i'),
+    )
+    const ts = fc.oneof(
+      fc.constant(''),
+      fc.integer({ min: -1e15, max: 1e15 }).map((n) => ` ${n}`),
+      fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }).map((n) => ` ${n}`),
+      fc.constantFrom(' ', '  17', ' 17 ', ' -0', ' 1.5', ' 17\r', ' 99999999999999999999'),
+    )
+    const field = fc.tuple(name, value).map(([n, v]) => `${n}=${v}`)
+    // lines that keep each series' fields and mostly write plain values, so the encoder's own
+    // reading is taken often (and sometimes almost)
+    const kept: Array<[string, Array<[string, 'd' | 'i']>]> = [
+      ['cpu,host=a', [['v', 'd']]],
+      ['cpu,host=b,dc=x', [['usage_user', 'd'], ['n', 'i'], ['w', 'd']]],
+      ['mem', [['n', 'i']]],
+      ['cpu,host=a\\ b', [['v', 'd'], ['a\\ b', 'd']]],
+    ]
+    const plain = (kind: 'd' | 'i'): fc.Arbitrary<string> =>
+      fc.oneof(
+        { weight: 6, arbitrary: kind === 'd' ? fc.integer({ min: -1e9, max: 1e9 }).map((n) => String(n / 1000)) : fc.integer({ min: -1e15, max: 1e15 }).map((n) => `${n}i`) },
+        { weight: 1, arbitrary: value },
+      )
+    const keptLine = fc
+      .nat(kept.length - 1)
+      .chain((k) => fc.tuple(fc.constant(kept[k]), fc.tuple(...kept[k][1].map(([, kind]) => plain(kind))), ts))
+      .map(([[s, fields], values, t]) => `${s} ${fields.map(([n], i) => `${n}=${values[i]}`).join(',')}${t}`)
+    const lineArb = fc.oneof(
+      { weight: 6, arbitrary: keptLine },
+      { weight: 3, arbitrary: fc.tuple(series, fc.array(field, { minLength: 1, maxLength: 3 }), ts).map(([s, f, t]) => `${s} ${f.join(',')}${t}`) },
+      { weight: 1, arbitrary: fc.constantFrom('', '# comment', '  cpu,host=a v=1 5', 'cpu,host=a  v=1 5', 'cpu,host=a v=1 5\r', 'cpu,host=a', '\tcpu,host=a v=1 5') },
+    )
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 40 }), fc.integer({ min: 1, max: 40 }), fc.oneof(fc.constant(100_000), fc.integer({ min: 2, max: 20 })), (lines, cut, maxEntries) => {
+        // the first lines twice: their series and shapes are known when the second copy comes
+        const all = [...lines.slice(0, 10), ...lines]
+        const k = Math.min(cut, all.length)
+        const slices = [all.slice(0, k).join('\n') + '\n', all.slice(k).join('\n')]
+        expect(split(viaSlices(slices, maxEntries).seen)).toEqual(split(direct(slices)))
+      }),
+      { numRuns: 1500 },
+    )
+  })
+
+  it('read plain lines of known series without the parser, and hand it the others', () => {
+    const parser = new LineProtoParser()
+    const encoder = new SliceEncoder()
+    let handed = 0
+    const parseSome = parser.parseSome.bind(parser)
+    parser.parseSome = (...args) => {
+      handed++
+      return parseSome(...args)
+    }
+    const lines = ['cpu,host=a v=1.5,n=2i 100', 'cpu,host=b v=2.5,n=3i 100']
+    encoder.encode(lines.join('\n') + '\n', parser, 0)
+    expect(handed).toBe(2) // new series
+    handed = 0
+    const again = ['cpu,host=a v=3.5,n=4i 200', 'cpu,host=b v=-4,n=-5i 200', 'cpu,host=a v=1e3,n=4i 300', 'cpu,host=a v=1,n=4i 1234567890123456789']
+    expect(encoder.encode(again.join('\n'), parser, 2)).toBe(4)
+    expect(handed).toBe(1) // the exponent
+    const dictionary = new SliceDictionary()
+    const seen = decodeAll([dictionary.receive(encoder.take(1, true).message)])
+    expect(seen.map((s) => ('point' in s ? [s.line, s.point.ts, s.point.fields.map((f) => f.value)] : s))).toEqual([
+      [1, 100n, [1.5, 2n]],
+      [2, 100n, [2.5, 3n]],
+      [3, 200n, [3.5, 4n]],
+      [4, 200n, [-4, -5n]],
+      [5, 300n, [1000, 4n]],
+      [6, 1234567890123456789n, [1, 4n]],
+    ])
   })
 })

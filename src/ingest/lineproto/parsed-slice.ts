@@ -11,6 +11,7 @@
 import type { Rejection } from '../schemaless/schemaless.js'
 import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
 import { ownedString } from '../../owned-string.js'
+import { fastDecimal, parseTimestamp, smallInteger, toBigInt, type LineProtoParser } from './parse.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000
@@ -66,7 +67,49 @@ interface Shape {
   id: number
   names: string[]
   types: FieldType[]
+  /** per field FAST_DOUBLE or FAST_BIGINT when encode() can read this shape's lines itself, else undefined */
+  fast: Uint8Array | undefined
 }
+
+const FAST_DOUBLE = 0
+const FAST_BIGINT = 1
+
+/** A series the encoder has an id for, as encode() finds it: by a hash of its raw text. */
+interface FastSeries {
+  raw: string
+  sid: number
+  /** the field shape of the series' latest point */
+  shape: Shape
+}
+
+/** The hash encode() finds a series by: over its raw text, seeded with the length. */
+function seriesHash(s: string, start: number, end: number): number {
+  let h = end - start
+  for (let k = start; k < end; k++) {
+    h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0
+  }
+  return h
+}
+
+/** encode() reads a shape's lines itself when all its fields are DOUBLE or BIGINT and its names read the same escaped or not. */
+function fastKinds(names: string[], types: FieldType[]): Uint8Array | undefined {
+  const kinds = new Uint8Array(types.length)
+  for (let i = 0; i < types.length; i++) {
+    if (types[i] !== 'DOUBLE' && types[i] !== 'BIGINT') {
+      return undefined
+    }
+    if (/[\\ ,="]/.test(names[i])) {
+      return undefined
+    }
+    kinds[i] = types[i] === 'DOUBLE' ? FAST_DOUBLE : FAST_BIGINT
+  }
+  return kinds
+}
+
+const SPACE = 32
+const COMMA = 44
+const EQUALS = 61
+const BACKSLASH = 92
 
 /** Worker side: collects the points of one slice and the dictionary entries they need. */
 export class SliceEncoder {
@@ -75,6 +118,12 @@ export class SliceEncoder {
 
   private readonly seriesIds = new Map<string, number>()
   private readonly shapeIds = new Map<string, Shape>()
+  /** the series of seriesIds by seriesHash of their raw text (a colliding second one is left out), and by id */
+  private readonly fastSeries = new Map<number, FastSeries>()
+  private fastBySid: Array<FastSeries | undefined> = []
+  /** one line's values, kept until the whole line has been read (encode) */
+  private lineNums = new Float64Array(16)
+  private lineBigs: bigint[] = []
   private lastShape: Shape | undefined
   private entries = 0
   private reset = false
@@ -96,15 +145,28 @@ export class SliceEncoder {
     }
     const a = this.points
     let sid = this.seriesIds.get(seriesText)
+    const fields = p.fields
+    const shape = this.shapeOf(fields)
     if (sid === undefined) {
       sid = this.seriesIds.size
-      this.seriesIds.set(ownedString(seriesText), sid)
+      const raw = ownedString(seriesText)
+      this.seriesIds.set(raw, sid)
       this.entries++
       this.newSeries.push([sid, p.measurement, p.tags.map(([k, v]): [string, string] => [k, v])])
+      const h = seriesHash(raw, 0, raw.length)
+      if (!this.fastSeries.has(h)) {
+        const entry = { raw, sid, shape }
+        this.fastSeries.set(h, entry)
+        this.fastBySid[sid] = entry
+      }
+    } else {
+      const entry = this.fastBySid[sid]
+      if (entry !== undefined) {
+        entry.shape = shape
+      }
     }
     a.series[n] = sid
-    const fields = p.fields
-    a.shapes[n] = this.shapeOf(fields).id
+    a.shapes[n] = shape.id
     a.lines[n] = line
     const ts = p.ts
     if (ts === null) {
@@ -135,6 +197,194 @@ export class SliceEncoder {
     this.count = n + 1
   }
 
+  /**
+   * Parses the lines of `body` (a slice of a request body, `lineOffset` lines into it) into this
+   * slice: what `parser.parse` with `add` would, faster. Agents send the same series with the same
+   * fields body after body; a line whose series text this encoder already has an id for, whose
+   * fields are that series' last shape (DOUBLE and BIGINT fields only), written plainly (one space
+   * between sections, decimals without exponent, `i` integers of up to 15 digits), is read here
+   * straight into the slice, without a point, tag list or series key. Any other line, blank lines,
+   * comments and bad lines included, goes to `parser` as before. Measured on gen_lp bodies:
+   * 0.25 vs 0.46 us a line. Returns the number of lines in `body`.
+   */
+  encode(body: string, parser: LineProtoParser, lineOffset: number): number {
+    const onPoint = (p: Point, line: number): void => this.add(p, line, parser.seriesText())
+    const onError = (e: Rejection): void => this.addError(e)
+    const len = body.length
+    let pos = 0
+    let line = lineOffset
+    while (pos < len) {
+      let nl = body.indexOf('\n', pos)
+      if (nl < 0) {
+        nl = len
+      }
+      line++
+      if (!this.plainLine(body, pos, nl, line)) {
+        parser.parseSome(body, pos, nl, onPoint, onError, line - 1)
+      }
+      pos = nl + 1
+    }
+    parser.reset()
+    return line - lineOffset
+  }
+
+  /** Adds body[pos, nl) when it is a plain line of a known series and shape (see encode); else false, having added nothing. */
+  private plainLine(s: string, pos: number, nl: number, line: number): boolean {
+    const sp = s.indexOf(' ', pos)
+    if (sp <= pos || sp >= nl) {
+      return false
+    }
+    let h = sp - pos
+    for (let k = pos; k < sp; k++) {
+      const c = s.charCodeAt(k)
+      if (c === BACKSLASH) {
+        return false
+      }
+      h = (Math.imul(h, 31) + c) | 0
+    }
+    const entry = this.fastSeries.get(h)
+    if (entry === undefined) {
+      return false
+    }
+    const kinds = entry.shape.fast
+    const raw = entry.raw
+    if (kinds === undefined || raw.length !== sp - pos) {
+      return false
+    }
+    for (let k = 0; k < raw.length; k++) {
+      if (raw.charCodeAt(k) !== s.charCodeAt(pos + k)) {
+        return false
+      }
+    }
+    const names = entry.shape.names
+    const nf = names.length
+    if (this.lineNums.length < nf) {
+      this.lineNums = new Float64Array(nf * 2)
+    }
+    let i = sp + 1
+    let c = -1
+    for (let f = 0; f < nf; f++) {
+      const name = names[f]
+      const nameEnd = i + name.length
+      if (nameEnd >= nl) {
+        return false
+      }
+      for (let q = 0; q < name.length; q++) {
+        if (name.charCodeAt(q) !== s.charCodeAt(i + q)) {
+          return false
+        }
+      }
+      if (s.charCodeAt(nameEnd) !== EQUALS) {
+        return false
+      }
+      const v = nameEnd + 1
+      i = v
+      c = i < nl ? s.charCodeAt(i) : -1
+      if (c === 45 || c === 43) {
+        i++
+      }
+      let digits = 0
+      let dot = false
+      while (i < nl) {
+        c = s.charCodeAt(i)
+        if (c >= 48 && c <= 57) {
+          digits++
+        } else if (c === 46 && !dot) {
+          dot = true
+        } else {
+          break
+        }
+        i++
+      }
+      if (digits === 0 || digits > 15) {
+        return false
+      }
+      if (kinds[f] === FAST_BIGINT) {
+        if (dot || i >= nl || s.charCodeAt(i) !== 105 /* i */) {
+          return false
+        }
+        this.lineBigs[f] = toBigInt(smallInteger(s, v, i))
+        i++
+      } else {
+        if (i - v > 16) {
+          return false
+        }
+        this.lineNums[f] = fastDecimal(s, v, i, true) as number
+      }
+      c = i < nl ? s.charCodeAt(i) : -1
+      if (f < nf - 1 ? c !== COMMA : c !== SPACE && c !== -1) {
+        return false
+      }
+      i++
+    }
+    // the timestamp, after one space, or none
+    let tsKind = TS_NONE
+    let tsNum = 0
+    let tsBig = 0n
+    if (c === SPACE) {
+      let k = i
+      const neg = k < nl && s.charCodeAt(k) === 45
+      if (neg) {
+        k++
+      }
+      const first = k
+      let acc = 0
+      for (; k < nl; k++) {
+        const d = s.charCodeAt(k)
+        if (d < 48 || d > 57) {
+          return false
+        }
+        acc = acc * 10 + (d - 48)
+      }
+      const digits = k - first
+      if (digits === 0 || digits > 19) {
+        return false
+      }
+      if (digits <= 15) {
+        tsKind = TS_NUMBER
+        tsNum = neg && acc !== 0 ? -acc : acc
+      } else {
+        let ts: bigint
+        try {
+          ts = parseTimestamp(s, i, nl)
+        } catch {
+          return false // out of range: the parser says so
+        }
+        const t = Number(ts)
+        if (Number.isSafeInteger(t)) {
+          tsKind = TS_NUMBER
+          tsNum = t
+        } else {
+          tsKind = TS_BIGINT
+          tsBig = ts
+        }
+      }
+    }
+    const n = this.count
+    if (n === this.points.series.length) {
+      this.grow()
+    }
+    const a = this.points
+    a.series[n] = entry.sid
+    a.shapes[n] = entry.shape.id
+    a.lines[n] = line
+    a.tsKind[n] = tsKind
+    if (tsKind === TS_NUMBER) {
+      a.tsNum[n] = tsNum
+    } else if (tsKind === TS_BIGINT) {
+      a.tsBig[n] = tsBig
+    }
+    for (let f = 0; f < nf; f++) {
+      if (kinds[f] === FAST_BIGINT) {
+        this.bigs.push(this.lineBigs[f])
+      } else {
+        this.pushNum(this.lineNums[f])
+      }
+    }
+    this.count = n + 1
+    return true
+  }
+
   addError(e: Rejection): void {
     this.errors.push({ line: e.line, message: e.message })
   }
@@ -160,6 +410,8 @@ export class SliceEncoder {
     if (this.reset) {
       this.seriesIds.clear()
       this.shapeIds.clear()
+      this.fastSeries.clear()
+      this.fastBySid = []
       this.lastShape = undefined
       this.entries = 0
     }
@@ -198,7 +450,9 @@ export class SliceEncoder {
     }
     let shape = this.shapeIds.get(key)
     if (shape === undefined) {
-      shape = { id: this.shapeIds.size, names: fields.map((f) => f.name), types: fields.map((f) => f.type) }
+      const names = fields.map((f) => f.name)
+      const types = fields.map((f) => f.type)
+      shape = { id: this.shapeIds.size, names, types, fast: fastKinds(names, types) }
       this.shapeIds.set(key, shape)
       this.entries++
       this.newShapes.push([shape.id, shape.names, shape.types])
