@@ -137,10 +137,10 @@ async function adapterRun(adapter: AdapterProcess, db: string, concurrency: numb
   return { concurrency, cold: false, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: adapter.peakRssMiB() }
 }
 
-/** One gen_lp run into a new measurement of InfluxDB (started by peers.sh). */
-async function influxRun(measurement: string, concurrency: number): Promise<LpRun> {
+/** One gen_lp run into a new measurement of a peer started by peers.sh. */
+async function peerRun(peer: string, measurement: string, concurrency: number): Promise<LpRun> {
   const r = genResult(
-    await runBash([PEERS_SH, 'bench', 'influxdb', '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency), '--measurement', measurement]),
+    await runBash([PEERS_SH, 'bench', peer, '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency), '--measurement', measurement]),
   )
   return { concurrency, cold: false, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: NaN }
 }
@@ -175,13 +175,13 @@ export async function runLpPairedBench(log: (s: string) => void, rounds: number)
       let k = 0
       log('warm-up: one run each')
       await adapterRun(adapter, `pw${k}`, 1)
-      await influxRun(`pw${k++}`, 1)
+      await peerRun('influxdb', `pw${k++}`, 1)
       const out = [1, 2].map((concurrency): PairedLp => ({ concurrency, adapter: [], influxdb: [] }))
       for (let round = 0; round < rounds; round++) {
         for (const pair of out) {
           const adapterFirst = round % 2 === 0
           for (const system of adapterFirst ? ['adapter', 'influxdb'] : ['influxdb', 'adapter']) {
-            const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await influxRun(`p${k}`, pair.concurrency)
+            const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await peerRun('influxdb', `p${k}`, pair.concurrency)
             k++
             pair[system as 'adapter' | 'influxdb'].push(r.pointsPerSec)
           }
@@ -230,11 +230,7 @@ export async function runLpPeersBench(log: (s: string) => void, tsbs?: Buffer[])
       out[peer] = []
       for (const [k, { concurrency, cold }] of RUNS.entries()) {
         log(`${peer}, ${lpRunLabel({ concurrency, cold })} ...`)
-        const measurement = k === 0 ? 'cpu' : `cpu${k}`
-        const r = genResult(
-          await runBash([PEERS_SH, 'bench', peer, '--points', String(POINTS), '--series', String(SERIES), '--batch', String(BATCH), '--concurrency', String(concurrency), '--measurement', measurement]),
-        )
-        out[peer].push({ concurrency, cold, points: r.points, pointsPerSec: r.points_per_sec, peakRssMiB: NaN })
+        out[peer].push({ ...(await peerRun(peer, k === 0 ? 'cpu' : `cpu${k}`, concurrency)), cold })
       }
       if (tsbs !== undefined) {
         if (peer === 'influxdb') {

@@ -193,14 +193,14 @@ export class LineProtoParser {
     this.hasEscapes = body.indexOf('\\') >= 0
   }
 
-  private parseRange(from: number, len: number, onPoint: OnPoint, onError: OnError, lineOffset: number): ParseStats {
+  private parseRange(from: number, to: number, onPoint: OnPoint, onError: OnError, lineOffset: number): ParseStats {
     const body = this.body
     const stats: ParseStats = { lines: 0, points: 0, errors: 0 }
     let pos = from
-    while (pos < len) {
+    while (pos < to) {
       let nl = body.indexOf('\n', pos)
-      if (nl < 0 || nl > len) {
-        nl = len
+      if (nl < 0 || nl > to) {
+        nl = to
       }
       stats.lines++
       let start = pos
@@ -260,10 +260,7 @@ export class LineProtoParser {
       if (to < 0 || to > end) {
         to = end
       }
-      let h = to - start
-      for (let k = start; k < to; k++) {
-        h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0
-      }
+      const h = seriesTextHash(s, start, to)
       seriesHash = h
       const known = this.knownSeries.get(h)
       if (known !== undefined && sameText(known.raw, s, start, to)) {
@@ -738,6 +735,18 @@ export class LineProtoParser {
       key,
     )
   }
+}
+
+/**
+ * The hash a series' raw text s[start, end) is looked up by (LineProtoParser's known series, the
+ * parse workers' SliceEncoder): a 31-multiplier string hash seeded with the length.
+ */
+export function seriesTextHash(s: string, start: number, end: number): number {
+  let h = end - start
+  for (let k = start; k < end; k++) {
+    h = (Math.imul(h, 31) + s.charCodeAt(k)) | 0
+  }
+  return h
 }
 
 /** Whether s[start, end) is `text`. */
