@@ -38,7 +38,8 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const parser = new LineProtoParser()
   // writes of this route being parsed or written now
   const writing = new WriteLoad()
-  const lanes = new ColumnarLanes()
+  // (PostgreSQL has no column append: its writes take the row path)
+  const lanes = new ColumnarLanes(deps.storage.engine.appendColumns !== undefined)
   const bodies = new BodyPool()
   app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
   return app
@@ -47,9 +48,10 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
 /**
  * Writes of this route being parsed or written now, and whether writes have been overlapping
  * lately: a client sending back to back on two connections has moments with one write in
- * flight, and those writes are still part of a concurrent load. Counting only the writes in
- * flight sent ~30% of gen_lp's writes at concurrency 2 down the row path with a parse share on
- * the main thread; with the overlap remembered, 648-784k vs 542-704k points/s (alternating runs).
+ * flight, and those writes are still part of a concurrent load. A body for the row path gets a
+ * parse share on the main thread only when its write runs alone. (When this also chose the
+ * columnar lane, counting only the writes in flight sent ~30% of gen_lp's writes at concurrency
+ * 2 down the row path with a share; with the overlap remembered, 648-784k vs 542-704k points/s.)
  */
 export class WriteLoad {
   /** how long after two writes last overlapped a write counts as concurrent */
@@ -85,7 +87,13 @@ class ColumnarLanes {
   private static readonly MAX_DATABASES = 1000
   private readonly skip = new Map<string, number>()
 
+  /** `available`: the storage engine has a column append (the lane's only way to write) */
+  constructor(private readonly available: boolean) {}
+
   want(db: string): boolean {
+    if (!this.available) {
+      return false
+    }
     const left = this.skip.get(db)
     if (left === undefined) {
       return true
@@ -178,9 +186,9 @@ async function handleWrite(
 }
 
 /**
- * Parses and writes a body: by the workers when there are workers (the main thread taking a share
- * when no other write runs), through the columnar lane when it can take the body, else as points;
- * without workers here, a slice at a time.
+ * Parses and writes a body: by the workers when there are workers, through the columnar lane when
+ * it can take the body, else as points (the main thread parsing a share of a body for the points
+ * when no other write runs); without workers here, a slice at a time.
  */
 async function writeBody(
   read: BodyLease,
@@ -195,14 +203,14 @@ async function writeBody(
   if (workers === undefined) {
     return deps.schemaless.write(db, parsedHere(read.bytes, parser).source(), opts)
   }
-  const parsed = workers.parse(read.bytes, alone, read)
-  // The lane pays where the main thread is the bottleneck: while other writes run, the workers
-  // parse whole bodies and the lane halves the main thread's work per point (gen_lp at
-  // concurrency 2: 563-835k vs 505-637k points/s, alternating runs). A write alone is bound by
-  // its latency instead: the main thread parses a share itself and consumes it at once, which
-  // was quicker than encoding that share for the lane (concurrency 1: 474-574k via the lane vs
-  // 590-740k).
-  if (!alone && lanes.want(db)) {
+  // The workers parse whole bodies for the lane, which halves the main thread's work per point
+  // (gen_lp at concurrency 2: 563-835k vs 505-637k points/s through the row path, alternating
+  // runs). A write alone takes the lane too: since the encoder got faster it beats the main
+  // thread parsing a share for the row path (concurrency 1, alternating runs: 567-688k vs
+  // 475-579k points/s, 1.41-1.77 vs 1.96-2.62 us of CPU a point).
+  const lane = lanes.want(db)
+  const parsed = workers.parse(read.bytes, alone && !lane, read)
+  if (lane) {
     const slices = await parsed.allSlices()
     const written = slices === undefined ? undefined : await deps.schemaless.writeColumnar(db, slices, opts)
     if (written !== undefined) {
