@@ -179,11 +179,11 @@ export async function runLpPairedBench(log: (s: string) => void, rounds: number)
       const out = [1, 2].map((concurrency): PairedLp => ({ concurrency, adapter: [], influxdb: [] }))
       for (let round = 0; round < rounds; round++) {
         for (const pair of out) {
-          const adapterFirst = round % 2 === 0
-          for (const system of adapterFirst ? ['adapter', 'influxdb'] : ['influxdb', 'adapter']) {
+          const order = round % 2 === 0 ? (['adapter', 'influxdb'] as const) : (['influxdb', 'adapter'] as const)
+          for (const system of order) {
             const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await peerRun('influxdb', `p${k}`, pair.concurrency)
             k++
-            pair[system as 'adapter' | 'influxdb'].push(r.pointsPerSec)
+            pair[system].push(r.pointsPerSec)
           }
           const i = pair.adapter.length - 1
           log(`round ${round + 1}, concurrency ${pair.concurrency}: adapter ${Math.round(pair.adapter[i]).toLocaleString('en-US')}, influxdb ${Math.round(pair.influxdb[i]).toLocaleString('en-US')} points/s`)

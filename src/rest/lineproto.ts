@@ -38,8 +38,7 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const parser = new LineProtoParser()
   // writes of this route being parsed or written now
   const writing = new WriteLoad()
-  // (PostgreSQL has no column append: its writes take the row path)
-  const lanes = new ColumnarLanes(deps.storage.engine.appendColumns !== undefined)
+  const lanes = new ColumnarLanes(deps.schemaless.columnar)
   const bodies = new BodyPool()
   app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
   return app
@@ -87,7 +86,7 @@ class ColumnarLanes {
   private static readonly MAX_DATABASES = 1000
   private readonly skip = new Map<string, number>()
 
-  /** `available`: the storage engine has a column append (the lane's only way to write) */
+  /** `available`: the schemaless core has a columnar lane (Schemaless.columnar; not on PostgreSQL) */
   constructor(private readonly available: boolean) {}
 
   want(db: string): boolean {

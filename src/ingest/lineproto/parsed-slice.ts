@@ -130,11 +130,6 @@ export class SliceEncoder {
 
   /** Adds a parsed point; `seriesText` is the raw measurement and tag set (LineProtoParser.seriesText). */
   add(p: Point, line: number, seriesText: string): void {
-    const n = this.count
-    if (n === this.points.series.length) {
-      this.grow()
-    }
-    const a = this.points
     let sid = this.seriesIds.get(seriesText)
     const fields = p.fields
     const shape = this.shapeOf(fields)
@@ -156,22 +151,8 @@ export class SliceEncoder {
         entry.shape = shape
       }
     }
-    a.series[n] = sid
-    a.shapes[n] = shape.id
-    a.lines[n] = line
-    const ts = p.ts
-    if (ts === null) {
-      a.tsKind[n] = TS_NONE
-    } else {
-      const t = Number(ts)
-      if (Number.isSafeInteger(t)) {
-        a.tsKind[n] = TS_NUMBER
-        a.tsNum[n] = t
-      } else {
-        a.tsKind[n] = TS_BIGINT
-        a.tsBig[n] = ts
-      }
-    }
+    const n = this.row(sid, shape.id, line)
+    this.setTs(n, p.ts)
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]
       const v = f.value
@@ -312,10 +293,8 @@ export class SliceEncoder {
       }
       i++
     }
-    // the timestamp, after one space, or none
-    let tsKind = TS_NONE
-    let tsNum = 0
-    let tsBig = 0n
+    // the timestamp, after one space, or none (null); a number when it has at most 15 digits
+    let ts: bigint | number | null = null
     if (c === SPACE) {
       let k = i
       const neg = k < nl && s.charCodeAt(k) === 45
@@ -336,38 +315,21 @@ export class SliceEncoder {
         return false
       }
       if (digits <= 15) {
-        tsKind = TS_NUMBER
-        tsNum = neg && acc !== 0 ? -acc : acc
+        ts = neg && acc !== 0 ? -acc : acc
       } else {
-        let ts: bigint
         try {
           ts = parseTimestamp(s, i, nl)
         } catch {
           return false // out of range: the parser says so
         }
-        const t = Number(ts)
-        if (Number.isSafeInteger(t)) {
-          tsKind = TS_NUMBER
-          tsNum = t
-        } else {
-          tsKind = TS_BIGINT
-          tsBig = ts
-        }
       }
     }
-    const n = this.count
-    if (n === this.points.series.length) {
-      this.grow()
-    }
-    const a = this.points
-    a.series[n] = entry.sid
-    a.shapes[n] = entry.shape.id
-    a.lines[n] = line
-    a.tsKind[n] = tsKind
-    if (tsKind === TS_NUMBER) {
-      a.tsNum[n] = tsNum
-    } else if (tsKind === TS_BIGINT) {
-      a.tsBig[n] = tsBig
+    const n = this.row(entry.sid, entry.shape.id, line)
+    if (typeof ts === 'number') {
+      this.points.tsKind[n] = TS_NUMBER
+      this.points.tsNum[n] = ts
+    } else {
+      this.setTs(n, ts)
     }
     for (let f = 0; f < nf; f++) {
       if (kinds[f] === FAST_BIGINT) {
@@ -378,6 +340,36 @@ export class SliceEncoder {
     }
     this.count = n + 1
     return true
+  }
+
+  /** Starts row `count` (growing the arrays when full): its series, shape and line; returns its index. */
+  private row(sid: number, shape: number, line: number): number {
+    const n = this.count
+    if (n === this.points.series.length) {
+      this.grow()
+    }
+    const a = this.points
+    a.series[n] = sid
+    a.shapes[n] = shape
+    a.lines[n] = line
+    return n
+  }
+
+  /** Row n's timestamp: none, a safe integer as a number, else the bigint. */
+  private setTs(n: number, ts: bigint | null): void {
+    const a = this.points
+    if (ts === null) {
+      a.tsKind[n] = TS_NONE
+      return
+    }
+    const t = Number(ts)
+    if (Number.isSafeInteger(t)) {
+      a.tsKind[n] = TS_NUMBER
+      a.tsNum[n] = t
+    } else {
+      a.tsKind[n] = TS_BIGINT
+      a.tsBig[n] = ts
+    }
   }
 
   addError(e: Rejection): void {

@@ -53,8 +53,8 @@ export function splitBody(body: Uint8Array, parts: number): Array<{ start: numbe
     out.push({ start, end, lineOffset })
     if (end < body.length) {
       // a part ends just after a newline (10 never occurs inside a UTF-8 sequence), so it has
-      // exactly as many lines as newlines; nothing needs the last part's count (a body is one
-      // part while other writes run: counting its 5000 lines was ~9% of the main thread's busy
+      // exactly as many lines as newlines; nothing needs the last part's count (a body for the
+      // columnar lane is one part: counting its 5000 lines was ~9% of the main thread's busy
       // time in a CPU profile under gen_lp at concurrency 2)
       for (let nl = buf.indexOf(10, start); nl >= 0 && nl < end; nl = buf.indexOf(10, nl + 1)) {
         lineOffset++

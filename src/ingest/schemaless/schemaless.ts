@@ -89,6 +89,8 @@ export interface Schemaless {
    * would give, or undefined, with nothing written, when the body must take `write` instead.
    */
   writeColumnar(db: string, slices: ReceivedSlice[], opts: WriteOptions): Promise<WriteResult | undefined>
+  /** whether `writeColumnar` can write at all: the storage engine appends columns (PostgreSQL's does not) */
+  readonly columnar: boolean
 }
 
 export const MAX_REPORTED_ERRORS = 100
@@ -962,5 +964,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
     async writeColumnar(rawDb, slices, o) {
       return writeColumnar(columnarDeps, normaliseDbName(rawDb), slices, o.precision, Date.now())
     },
+
+    columnar: engine.appendColumns !== undefined,
   }
 }
