@@ -38,7 +38,7 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const parser = new LineProtoParser()
   // writes of this route being parsed or written now
   const writing = new WriteLoad()
-  const lanes = new ColumnarLanes(deps.schemaless.columnar)
+  const lanes = new ColumnarLanes()
   const bodies = new BodyPool()
   app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
   return app
@@ -86,13 +86,7 @@ class ColumnarLanes {
   private static readonly MAX_DATABASES = 1000
   private readonly skip = new Map<string, number>()
 
-  /** `available`: the schemaless core has a columnar lane (Schemaless.columnar; not on PostgreSQL) */
-  constructor(private readonly available: boolean) {}
-
   want(db: string): boolean {
-    if (!this.available) {
-      return false
-    }
     const left = this.skip.get(db)
     if (left === undefined) {
       return true
@@ -207,7 +201,8 @@ async function writeBody(
   // runs). A write alone takes the lane too: since the encoder got faster it beats the main
   // thread parsing a share for the row path (concurrency 1, alternating runs: 567-688k vs
   // 475-579k points/s, 1.41-1.77 vs 1.96-2.62 us of CPU a point).
-  const lane = lanes.want(db)
+  // (PostgreSQL has no columnar lane: Schemaless.columnar)
+  const lane = deps.schemaless.columnar && lanes.want(db)
   const parsed = workers.parse(read.bytes, alone && !lane, read)
   if (lane) {
     const slices = await parsed.allSlices()

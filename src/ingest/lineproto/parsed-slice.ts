@@ -325,12 +325,7 @@ export class SliceEncoder {
       }
     }
     const n = this.row(entry.sid, entry.shape.id, line)
-    if (typeof ts === 'number') {
-      this.points.tsKind[n] = TS_NUMBER
-      this.points.tsNum[n] = ts
-    } else {
-      this.setTs(n, ts)
-    }
+    this.setTs(n, ts)
     for (let f = 0; f < nf; f++) {
       if (kinds[f] === FAST_BIGINT) {
         this.bigs.push(this.lineBigs[f])
@@ -355,20 +350,20 @@ export class SliceEncoder {
     return n
   }
 
-  /** Row n's timestamp: none, a safe integer as a number, else the bigint. */
-  private setTs(n: number, ts: bigint | null): void {
+  /** Row n's timestamp: none, a safe integer as a number (as given, or from the bigint), else the bigint. */
+  private setTs(n: number, ts: bigint | number | null): void {
     const a = this.points
     if (ts === null) {
       a.tsKind[n] = TS_NONE
       return
     }
-    const t = Number(ts)
+    const t = typeof ts === 'number' ? ts : Number(ts)
     if (Number.isSafeInteger(t)) {
       a.tsKind[n] = TS_NUMBER
       a.tsNum[n] = t
     } else {
       a.tsKind[n] = TS_BIGINT
-      a.tsBig[n] = ts
+      a.tsBig[n] = BigInt(ts)
     }
   }
 
