@@ -9,7 +9,7 @@ import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { defaultConfig } from '../../src/config/load.js'
 import { LineProtoParser } from '../../src/ingest/lineproto/parse.js'
-import { createLineProtoWorkers, parsedHere, type LineProtoWorkers } from '../../src/ingest/lineproto/worker-pool.js'
+import { createLineProtoWorkers, parsedHere, splitBody, type LineProtoWorkers } from '../../src/ingest/lineproto/worker-pool.js'
 import { createSchemaless, type Schemaless } from '../../src/ingest/schemaless/schemaless.js'
 import { createLineprotoRoutes } from '../../src/rest/lineproto.js'
 import { openStorage, type Storage } from '../../src/storage/index.js'
@@ -66,5 +66,64 @@ describe('a line-protocol write alone, of known series', () => {
     expect(await selectRows(storage, "select _ts, usage, n, dc from solo.cpu where host = 'h7' order by _ts")).toEqual(
       [0, 1, 2, 3].map((k) => [BigInt(T0 + k * 1000) * 1_000_000n, k + 0.07, BigInt(k * 100 + 7), 'd1']),
     )
+  })
+})
+
+/**
+ * On a machine of 3 or more cores lineproto.parseWorkers (-1) starts 2 or more workers, and a
+ * body from 128 KiB up is split between them: the columnar lane then gets slices of several
+ * worker dictionaries, each with its own ids for the same series. A series whose timestamp
+ * repeats across the parts must be one child table to the lane, so the repeat is seen and the
+ * later line overwrites the earlier one (as the row path stores it), not stored twice.
+ */
+describe('a line-protocol write split between two parse workers', () => {
+  const logger = pino({ level: 'silent' })
+  let storage: Storage
+  let workers: LineProtoWorkers
+  let schemaless: Schemaless
+
+  beforeAll(async () => {
+    storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
+    workers = createLineProtoWorkers(2, logger)
+    schemaless = createSchemaless(storage, { autoCreateDb: true })
+    const first = await schemaless.write('split', parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { precision: 'ms', ttl: 0 })
+    expect(first).toMatchObject({ written: HOSTS, rejected: 0 })
+  })
+
+  afterAll(async () => {
+    await workers.close()
+    await storage.close()
+  })
+
+  it('stores a timestamp repeated across the parts once, with the later value', async () => {
+    const app = createLineprotoRoutes({ config: defaultConfig(), storage, logger, schemaless, lineprotoWorkers: workers })
+    const parse = vi.spyOn(workers, 'parse')
+    const seconds = (from: number, to: number, usage: (k: number, h: number) => number): string => {
+      const lines: string[] = []
+      for (let k = from; k <= to; k++) {
+        for (let h = 0; h < HOSTS; h++) {
+          lines.push(`cpu,host=h${h},dc=d${h % 3} usage=${usage(k, h)},n=${k * 100 + h}i ${T0 + k * 1000}`)
+        }
+      }
+      return lines.join('\n') + '\n'
+    }
+    // each part's timestamps rise per series; second 150 ends the first part and starts the
+    // second (with other values), so only the two parts together repeat it
+    let first = seconds(1, 150, (k, h) => k + h / 100)
+    const second = seconds(150, 300, (k, h) => 100_000 + k + h / 100)
+    // a comment line before the first part centres the cut on its end
+    first = `#${'-'.repeat(second.length + 4 - first.length - 2)}\n${first}`
+    const text = first + second
+    expect(splitBody(Buffer.from(text), 2)[0].end).toBe(first.length)
+
+    const res = await app.request('/write?db=split&precision=ms&u=root&p=taosdata', { method: 'POST', body: text })
+    expect(res.status).toBe(204)
+    expect(parse).toHaveBeenCalledTimes(1)
+    expect(await selectRows(storage, 'select count(*) from split.cpu')).toEqual([[BigInt(301 * HOSTS)]])
+    expect(await selectRows(storage, `select _ts, usage from split.cpu where host = 'h7' and _ts between ${T0 + 149_000}000000 and ${T0 + 151_000}000000 order by _ts`)).toEqual([
+      [BigInt(T0 + 149_000) * 1_000_000n, 149.07],
+      [BigInt(T0 + 150_000) * 1_000_000n, 100_150.07],
+      [BigInt(T0 + 151_000) * 1_000_000n, 100_151.07],
+    ])
   })
 })

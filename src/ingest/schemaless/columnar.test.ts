@@ -141,6 +141,30 @@ describe('columnar lane: the rows the row path would write, or nothing', () => {
     expect(await contents(lane, 'd7')).toEqual(await contents(rows, 'd7'))
   })
 
+  // a body split between workers (lineproto.parseWorkers > 1, or a share parsed on the main
+  // thread) reaches the lane as slices of several dictionaries, each with its own ids for the same
+  // series: the lane must still see one child per table, in line order
+  const split: Array<[string, string, string]> = [
+    ['a repeated timestamp across the parts (the later line wins)', `cpu,host=a,dc=x usage=1 ${T0 + 1000}`, `cpu,host=a,dc=x usage=2 ${T0 + 1000}`],
+    ['timestamps out of order across the parts', `cpu,host=a,dc=x usage=1 ${T0 + 2000}`, `cpu,host=a,dc=x usage=2 ${T0 + 1000}`],
+    ['rising timestamps across the parts', `cpu,host=a,dc=x usage=1 ${T0 + 1000}\ncpu,host=b,dc=x usage=3 ${T0 + 1000}`, `cpu,host=b,dc=x usage=4 ${T0 + 2000}\ncpu,dc=x,host=a usage=2 ${T0 + 2000}`],
+  ]
+  for (const [what, first, second] of split) {
+    it(`writes what the row path writes for a body parsed by two workers: ${what}`, async () => {
+      const { lane, rows } = await pair('d8', SETUP)
+      const other = new FakeWorker()
+      const slices = [...lane.worker.slices(first), ...other.slices(second)]
+      const got = (await lane.sl.writeColumnar('d8', slices, MS)) ?? (await lane.sl.write('d8', (onPoint, onError) => slices.forEach((x) => decodeSlice(x, onPoint, onError)), MS))
+      expect(got).toEqual(await rowPath(rows, 'd8', `${first}\n${second}`, MS))
+      expect(await contents(lane, 'd8')).toEqual(await contents(rows, 'd8'))
+      // and a later write of a timestamp the body stored is a rewrite on both sides
+      const later = `cpu,host=a,dc=x usage=7 ${T0 + 1000}\ncpu,host=a,dc=x usage=8 ${T0 + 2000}`
+      const next = (await lane.sl.writeColumnar('d8', lane.worker.slices(later), MS)) ?? (await rowPath(lane, 'd8', later, MS))
+      expect(next).toEqual(await rowPath(rows, 'd8', later, MS))
+      expect(await contents(lane, 'd8')).toEqual(await contents(rows, 'd8'))
+    })
+  }
+
   it('converts timestamps to the database precision and takes lines without one at the server time', async () => {
     const { lane } = await pair('d2', SETUP)
     const before = BigInt(Date.now())

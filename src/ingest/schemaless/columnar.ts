@@ -74,6 +74,12 @@ interface StableLane {
   carried: number[]
   /** how many children of this request it has */
   children: number
+  /**
+   * its children's indexes by table id: a body split between workers (or with a share encoded on
+   * the main thread) comes as slices of several dictionaries, each with its own ids for the same
+   * series, and a table must still be one child (one ordering check, one newest timestamp)
+   */
+  childOfTid: Map<number, number>
   count: number
   /** its index in the lane's `order` */
   index: number
@@ -327,7 +333,7 @@ class Lane {
     }
     // two series of one child (tag sets that name the same table) share its rows
     const known = sid === target.canonical ? 0 : slots[target.canonical]
-    const child = known > 0 ? known - 1 : this.addChild(target)
+    const child = known > 0 ? known - 1 : this.childOf(target)
     slots[sid] = child + 1
     if (sid !== target.canonical) {
       slots[target.canonical] = child + 1
@@ -335,16 +341,23 @@ class Lane {
     return child
   }
 
-  private addChild(target: SeriesTarget): number {
+  /** The table's child in this request, added on its first line. */
+  private childOf(target: SeriesTarget): number {
     const name = target.stable.name
     let st = this.stables.get(name)
     if (st === undefined) {
-      st = { index: this.order.length, info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, count: 0, nextChild: 0, nextRow: 0, plans: new Map() }
+      st = { index: this.order.length, info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, childOfTid: new Map(), count: 0, nextChild: 0, nextRow: 0, plans: new Map() }
       this.stables.set(name, st)
       this.order.push(st)
     }
+    const tid = target.table.tid
+    const known = st.childOfTid.get(tid)
+    if (known !== undefined) {
+      return known
+    }
     const child = this.children++
-    this.childTid[child] = target.table.tid
+    this.childTid[child] = tid
+    st.childOfTid.set(tid, child)
     this.childStable[child] = st.index
     st.children++
     return child
