@@ -39,8 +39,6 @@ export interface ColumnarDeps {
 interface SeriesTarget {
   stable: StableInfo
   table: TableInfo
-  /** the first series of the dictionary resolved to the same child table (usually itself) */
-  canonical: number
 }
 
 /**
@@ -53,7 +51,6 @@ interface SeriesTarget {
  */
 export class SeriesTargets {
   readonly targets: Array<SeriesTarget | undefined> = []
-  readonly canonicalOf = new Map<TableInfo, number>()
 }
 
 /** Column types the lane writes, with the typed array of their physical type. */
@@ -75,9 +72,9 @@ interface StableLane {
   /** how many children of this request it has */
   children: number
   /**
-   * its children's indexes by table id: a body split between workers (or with a share encoded on
-   * the main thread) comes as slices of several dictionaries, each with its own ids for the same
-   * series, and a table must still be one child (one ordering check, one newest timestamp)
+   * its children's indexes by table id: a table is one child (one ordering check, one newest
+   * timestamp) whether two series of a dictionary name it (tags in another order) or the body
+   * came split between workers as slices of several dictionaries, each with its own series ids
    */
   childOfTid: Map<number, number>
   count: number
@@ -331,13 +328,8 @@ class Lane {
     if (target === undefined) {
       return -1
     }
-    // two series of one child (tag sets that name the same table) share its rows
-    const known = sid === target.canonical ? 0 : slots[target.canonical]
-    const child = known > 0 ? known - 1 : this.childOf(target)
+    const child = this.childOf(target)
     slots[sid] = child + 1
-    if (sid !== target.canonical) {
-      slots[target.canonical] = child + 1
-    }
     return child
   }
 
@@ -374,7 +366,6 @@ class Lane {
     if (kept !== undefined) {
       // the catalog changed: what this dictionary resolved before may all be stale
       known.targets.length = 0
-      known.canonicalOf.clear()
     }
     const def = series[sid]
     const stable = catalog.getStable(this.db, this.deps.stableName(def.measurement))
@@ -385,13 +376,8 @@ class Lane {
     if (table === undefined || table.kind !== 'child' || table.stable !== stable.name) {
       return undefined
     }
-    let canonical = known.canonicalOf.get(table)
-    if (canonical === undefined || known.targets[canonical]?.table !== table) {
-      canonical = sid
-    }
-    const target: SeriesTarget = { stable, table, canonical }
+    const target: SeriesTarget = { stable, table }
     known.targets[sid] = target
-    known.canonicalOf.set(table, canonical)
     return target
   }
 
