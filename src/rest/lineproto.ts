@@ -47,8 +47,9 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
 /**
  * Writes of this route being parsed or written now, and whether writes have been overlapping
  * lately: a client sending back to back on two connections has moments with one write in
- * flight, and those writes are still part of a concurrent load. A body for the row path gets a
- * parse share on the main thread only when its write runs alone. (When this also chose the
+ * flight, and those writes are still part of a concurrent load. A body gets a parse share on the
+ * main thread (slices for the lane, points for the row path) only when its write runs alone.
+ * (When this also chose the
  * columnar lane, counting only the writes in flight sent ~30% of gen_lp's writes at concurrency
  * 2 down the row path with a share; with the overlap remembered, 648-784k vs 542-704k points/s.)
  */
@@ -180,8 +181,9 @@ async function handleWrite(
 
 /**
  * Parses and writes a body: by the workers when there are workers, through the columnar lane when
- * it can take the body, else as points (the main thread parsing a share of a body for the points
- * when no other write runs); without workers here, a slice at a time.
+ * it can take the body, else as points (the main thread parsing a share of a large body, as
+ * slices for the lane or as points, when no other write runs); without workers here, a slice at
+ * a time.
  */
 async function writeBody(
   read: BodyLease,
@@ -200,10 +202,12 @@ async function writeBody(
   // (gen_lp at concurrency 2: 563-835k vs 505-637k points/s through the row path, alternating
   // runs). A write alone takes the lane too: since the encoder got faster it beats the main
   // thread parsing a share for the row path (concurrency 1, alternating runs: 567-688k vs
-  // 475-579k points/s, 1.41-1.77 vs 1.96-2.62 us of CPU a point).
+  // 475-579k points/s, 1.41-1.77 vs 1.96-2.62 us of CPU a point). The main thread, which would
+  // wait for the worker, encodes the first part of a large lone body into slices itself
+  // (concurrency 1, alternating runs: 491-633k, mean 548k, vs 469-543k, mean 496k points/s).
   // (PostgreSQL has no columnar lane: Schemaless.columnar)
   const lane = deps.schemaless.columnar && lanes.want(db)
-  const parsed = workers.parse(read.bytes, alone && !lane, read)
+  const parsed = workers.parse(read.bytes, alone ? (lane ? 'slices' : 'points') : 'none', read)
   if (lane) {
     const slices = await parsed.allSlices()
     const written = slices === undefined ? undefined : await deps.schemaless.writeColumnar(db, slices, opts)

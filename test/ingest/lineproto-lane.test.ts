@@ -67,8 +67,9 @@ describe('a line-protocol write alone, of known series', () => {
       const res = await app().request('/write?db=solo&precision=ms&u=root&p=taosdata', { method: 'POST', body: body(k) })
       expect(res.status).toBe(204)
     }
-    // no share of the body parsed on the main thread, and each body appended as columns
-    expect(parse.mock.calls.map((c) => c[1])).toEqual([false, false, false])
+    // a lone body is shared with the main thread as slices for the lane (these are too small to
+    // cut), and each body appended as columns
+    expect(parse.mock.calls.map((c) => c[1])).toEqual(['slices', 'slices', 'slices'])
     expect(append).toHaveBeenCalledTimes(3)
     expect(await Promise.all(append.mock.results.map((r) => r.value))).toEqual([HOSTS, HOSTS, HOSTS])
 
@@ -80,44 +81,73 @@ describe('a line-protocol write alone, of known series', () => {
   })
 })
 
-/**
- * On a machine of 3 or more cores lineproto.parseWorkers (-1) starts 2 or more workers, and a
- * body from 128 KiB up is split between them: the columnar lane then gets slices of several
- * worker dictionaries, each with its own ids for the same series. A series whose timestamp
- * repeats across the parts must be one child table to the lane, so the repeat is seen and the
- * later line overwrites the earlier one (as the row path stores it), not stored twice.
- */
-describe('a line-protocol write split between two parse workers', () => {
-  const { storage, workers, app } = laneSetUp('split', 2)
-
-  it('stores a timestamp repeated across the parts once, with the later value', async () => {
-    const parse = vi.spyOn(workers(), 'parse')
-    const seconds = (from: number, to: number, usage: (k: number, h: number) => number): string => {
-      const lines: string[] = []
-      for (let k = from; k <= to; k++) {
-        for (let h = 0; h < HOSTS; h++) {
-          lines.push(`cpu,host=h${h},dc=d${h % 3} usage=${usage(k, h)},n=${k * 100 + h}i ${T0 + k * 1000}`)
-        }
-      }
-      return lines.join('\n') + '\n'
+/** Seconds from..to of every host, usage as given, n k*100 + h: one line each, newline-terminated. */
+function seconds(from: number, to: number, usage: (k: number, h: number) => number): string {
+  const lines: string[] = []
+  for (let k = from; k <= to; k++) {
+    for (let h = 0; h < HOSTS; h++) {
+      lines.push(`cpu,host=h${h},dc=d${h % 3} usage=${usage(k, h)},n=${k * 100 + h}i ${T0 + k * 1000}`)
     }
-    // each part's timestamps rise per series; second 150 ends the first part and starts the
-    // second (with other values), so only the two parts together repeat it
-    let first = seconds(1, 150, (k, h) => k + h / 100)
-    const second = seconds(150, 300, (k, h) => 100_000 + k + h / 100)
-    // a comment line before the first part centres the cut on its end
-    first = `#${'-'.repeat(second.length + 4 - first.length - 2)}\n${first}`
-    const text = first + second
-    expect(splitBody(Buffer.from(text), 2)[0].end).toBe(first.length)
+  }
+  return lines.join('\n') + '\n'
+}
 
-    const res = await app().request('/write?db=split&precision=ms&u=root&p=taosdata', { method: 'POST', body: text })
-    expect(res.status).toBe(204)
-    expect(parse).toHaveBeenCalledTimes(1)
-    expect(await selectRows(storage(), 'select count(*) from split.cpu')).toEqual([[BigInt(301 * HOSTS)]])
-    expect(await selectRows(storage(), `select _ts, usage from split.cpu where host = 'h7' and _ts between ${T0 + 149_000}000000 and ${T0 + 151_000}000000 order by _ts`)).toEqual([
-      [BigInt(T0 + 149_000) * 1_000_000n, 149.07],
-      [BigInt(T0 + 150_000) * 1_000_000n, 100_150.07],
-      [BigInt(T0 + 151_000) * 1_000_000n, 100_151.07],
-    ])
+/**
+ * A large body written alone is cut into a part for the main thread (which would otherwise wait)
+ * and one per parse worker; on a machine of 3 or more cores lineproto.parseWorkers (-1) starts 2
+ * or more workers. The columnar lane then gets slices of several dictionaries, each with its own
+ * ids for the same series. A series whose timestamp repeats across the parts must be one child
+ * table to the lane, so the repeat is seen and the later line overwrites the earlier one (as the
+ * row path stores it), not stored twice.
+ */
+for (const workerCount of [1, 2]) {
+  const parts = workerCount + 1
+  const db = `split${workerCount}`
+
+  describe(`a large line-protocol write alone, cut between the main thread and ${workerCount} parse worker(s)`, () => {
+    const { storage, workers, app } = laneSetUp(db, workerCount)
+
+    it('stores a timestamp repeated across the first cut once, with the later value', async () => {
+      const parse = vi.spyOn(workers(), 'parse')
+      // each part's timestamps rise per series; second m ends the first part and starts the
+      // rest (with other values), so only the parts together repeat it
+      const m = Math.floor(300 / parts)
+      const rest = seconds(m, 300, (k, h) => 100_000 + k + h / 100)
+      let first = seconds(1, m, (k, h) => k + h / 100)
+      // a comment line before the first part puts the first cut right after it: the cut is the
+      // first newline from a parts-th of the body on
+      first = `#${'-'.repeat(Math.ceil((rest.length + parts) / (parts - 1)) - first.length - 2)}\n${first}`
+      const text = first + rest
+      expect(splitBody(Buffer.from(text), parts)[0].end).toBe(first.length)
+
+      const res = await app().request(`/write?db=${db}&precision=ms&u=root&p=taosdata`, { method: 'POST', body: text })
+      expect(res.status).toBe(204)
+      expect(parse.mock.calls.map((c) => c[1])).toEqual(['slices'])
+      expect(await selectRows(storage(), `select count(*) from ${db}.cpu`)).toEqual([[BigInt(301 * HOSTS)]])
+      expect(await selectRows(storage(), `select _ts, usage from ${db}.cpu where host = 'h7' and _ts between ${T0 + (m - 1) * 1000}000000 and ${T0 + (m + 1) * 1000}000000 order by _ts`)).toEqual([
+        [BigInt(T0 + (m - 1) * 1000) * 1_000_000n, m - 1 + 0.07],
+        [BigInt(T0 + m * 1000) * 1_000_000n, 100_000 + m + 0.07],
+        [BigInt(T0 + (m + 1) * 1000) * 1_000_000n, 100_000 + m + 1 + 0.07],
+      ])
+    })
+
   })
-})
+
+  describe(`a large line-protocol write alone, rising across the cuts between the main thread and ${workerCount} parse worker(s)`, () => {
+    const rise = `rise${workerCount}`
+    const { storage, app } = laneSetUp(rise, workerCount)
+
+    it('goes through the lane, every line once', async () => {
+      const append = vi.spyOn(storage().engine, 'appendColumns')
+      const text = seconds(301, 600, (k, h) => k + h / 100)
+      expect(splitBody(Buffer.from(text), parts)).toHaveLength(parts)
+      const res = await app().request(`/write?db=${rise}&precision=ms&u=root&p=taosdata`, { method: 'POST', body: text })
+      expect(res.status).toBe(204)
+      expect(append).toHaveBeenCalledTimes(1)
+      expect(await append.mock.results[0].value).toBe(300 * HOSTS)
+      expect(await selectRows(storage(), `select count(*), min(_ts), max(_ts), sum(n) from ${rise}.cpu where _ts > ${T0 + 300_000}000000`)).toEqual([
+        [BigInt(300 * HOSTS), BigInt(T0 + 301_000) * 1_000_000n, BigInt(T0 + 600_000) * 1_000_000n, BigInt(Array.from({ length: 300 }, (_, i) => (301 + i) * 100 * HOSTS + (HOSTS * (HOSTS - 1)) / 2).reduce((a, b) => a + b, 0))],
+      ])
+    })
+  })
+}

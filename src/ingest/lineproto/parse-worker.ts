@@ -9,11 +9,9 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
-import { SliceEncoder } from './parsed-slice.js'
+import { SliceEncoder, WORKER_SLICE_BYTES } from './parsed-slice.js'
 import { lineSlices } from '../slices.js'
 
-/** ~1000 gen_lp-sized lines: a few messages per 5000-line body, each well under a millisecond of work on either side */
-const WORKER_SLICE_BYTES = 64 * 1024
 
 export interface ParseJob {
   job: number

@@ -9,6 +9,7 @@ import { clonePoint, type Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
 import { forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
+import { decodeSlice } from './parsed-slice.js'
 import { BodyPool } from '../body-pool.js'
 import { MIN_PART_BYTES, createLineProtoWorkers, parseWorkerCount, splitBody, type LineProtoWorkers } from './worker-pool.js'
 
@@ -71,6 +72,31 @@ describe('line-protocol parse workers', () => {
     expect(await collect(source)).toEqual(want)
   })
 
+  it('with the slices share, encode the first part here beside the worker, as slices the lane takes', async () => {
+    const body = bigBody()
+    const want = await collect((onPoint, onError) => {
+      new LineProtoParser().parse(body, onPoint, onError)
+    })
+    const slabs = new BodyPool(4 * 1024 * 1024, 4)
+    const lease = slabs.lease(Buffer.byteLength(body))
+    lease.bytes.write(body)
+    pool = createLineProtoWorkers(1, logger)
+    const parsed = pool.parse(lease.bytes, 'slices', lease)
+    const slices = await parsed.allSlices()
+    // two parts, each with the dictionary of whoever encoded it: this thread and the worker
+    expect(new Set(slices?.map((s) => s.series)).size).toBe(2)
+    const decoded = await collect((onPoint, onError) => {
+      for (const s of slices ?? []) {
+        decodeSlice(s, onPoint, onError)
+      }
+    })
+    expect(decoded).toEqual(want)
+    expect(await collect(parsed.source())).toEqual(want)
+    // this thread and the worker let go of the body; the request holds the last lease
+    lease.release()
+    expect(slabs.idleSlabs).toBe(1)
+  })
+
   it('spread concurrent bodies over the workers and keep them apart', async () => {
     pool = createLineProtoWorkers(2, logger)
     const bodies = Array.from({ length: 6 }, (_, k) => Array.from({ length: 3000 }, (_, i) => `m${k},t=${i % 9} v=${k * 10_000 + i} ${i}`).join('\n'))
@@ -106,7 +132,7 @@ describe('line-protocol parse workers', () => {
       new LineProtoParser().parse(body, onPoint, onError)
     })
     expect(await collect(pool.parse(Buffer.from(body)).source())).toEqual(want)
-    const here = pool.parse(Buffer.from(body), true)
+    const here = pool.parse(Buffer.from(body), 'points')
     expect(await collect(here.source())).toEqual(want)
     expect(here.workerSlices).toBe(0)
     expect(logged.filter((l) => l.includes('cannot start'))).toHaveLength(1)
@@ -122,7 +148,7 @@ describe('line-protocol parse workers', () => {
     for (let round = 0; round < 3; round++) {
       const lease = slabs.lease(Buffer.byteLength(text))
       lease.bytes.write(text)
-      const parsed = pool.parse(lease.bytes, false, lease)
+      const parsed = pool.parse(lease.bytes, 'none', lease)
       expect(await collect(parsed.source())).toEqual(want)
       expect(parsed.workerSlices).toBeGreaterThan(1)
       // the workers released their holds with their last slices; the request holds the last one
@@ -142,7 +168,7 @@ describe('line-protocol parse workers', () => {
     const text = 'm v=1 1\nm v=2 2'
     const lease = slabs.lease(text.length)
     lease.bytes.write(text)
-    const got = await collect(pool.parse(lease.bytes, false, lease).source())
+    const got = await collect(pool.parse(lease.bytes, 'none', lease).source())
     expect(got.points.map(([, p]) => p.fields[0].value)).toEqual([1, 2])
     lease.release()
     expect(slabs.idleSlabs).toBe(1)

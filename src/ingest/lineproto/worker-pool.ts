@@ -17,9 +17,9 @@ import { siblingModule, startModuleWorker } from '../../worker-thread.js'
 import { WorkSlice } from '../../event-loop.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
-import { asBuffer, forEachLineSlice } from '../slices.js'
+import { asBuffer, forEachLineSlice, lineSlices } from '../slices.js'
 import { LineProtoParser } from './parse.js'
-import { SliceDictionary, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
+import { SliceDictionary, SliceEncoder, WORKER_SLICE_BYTES, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
 import type { ParseJob } from './parse-worker.js'
 import type { BodyLease } from '../body-pool.js'
 
@@ -97,6 +97,11 @@ export class ParsedBody {
     private readonly parts: Array<InlinePart | WorkerPart>,
     private readonly parser: LineProtoParser,
   ) {}
+
+  /** the body failed: nothing more of it is read */
+  get failed(): boolean {
+    return this.failure !== undefined
+  }
 
   /** slices that arrived from workers (a pool that fell back to parsing here delivers none) */
   get workerSlices(): number {
@@ -207,6 +212,37 @@ export class ParsedBody {
   }
 }
 
+/**
+ * Encodes the first part of a body on this thread, into slices as a worker would, for the columnar
+ * lane: a slice at a time with turns of the event loop between them, like the lane itself. Each
+ * slice is encoded, taken and received in one step, so encodings of two bodies may interleave.
+ * A failure (a bug: bad lines are rejections, not throws) fails the part as a worker's would.
+ */
+async function encodeHere(
+  parsed: ParsedBody,
+  bytes: Uint8Array,
+  lineOffset: number,
+  parser: LineProtoParser,
+  encoder: SliceEncoder,
+  dictionary: SliceDictionary,
+): Promise<void> {
+  const turn = new WorkSlice()
+  try {
+    for (const { slice, lineOffset: at, last } of lineSlices(bytes, WORKER_SLICE_BYTES)) {
+      if (parsed.failed) {
+        return
+      }
+      encoder.encode(slice, parser, lineOffset + at)
+      parsed.push(0, dictionary.receive(encoder.take(0, last).message))
+      if (!last) {
+        await turn.pause()
+      }
+    }
+  } catch (err) {
+    parsed.fail(0, err instanceof Error ? err : new Error(String(err)))
+  }
+}
+
 /** A body parsed wholly on the main thread, a slice at a time (no workers, or none that run). */
 export function parsedHere(body: Uint8Array, parser: LineProtoParser): ParsedBody {
   return new ParsedBody([{ inline: body, lineOffset: 0 }], parser)
@@ -228,15 +264,21 @@ interface PoolWorker {
   spoke: boolean
 }
 
+/**
+ * The main thread's share of a body the workers parse, when it has nothing else to do (the caller
+ * knows whether other writes run): `points` parses the first part for the row path; `slices`
+ * encodes it into slices as a worker would, for the columnar lane (allSlices).
+ */
+export type MainShare = 'none' | 'points' | 'slices'
+
 export interface LineProtoWorkers {
   /**
-   * Starts parsing `body` on the workers; the result's source feeds the schemaless core. With
-   * `shareMain`, a large body's first part is parsed on the main thread (when it has nothing
-   * else to do: the caller knows whether other writes are running). When `lease` holds `body`
-   * in shared memory, the workers read it there instead of a copy each; every job retains the
-   * lease until its worker is done with it.
+   * Starts parsing `body` on the workers; the result's source feeds the schemaless core. A large
+   * body's first part is parsed on the main thread as `share` says. When `lease` holds `body` in
+   * shared memory, the workers read it there instead of a copy each; every job retains the lease
+   * until its worker is done with it.
    */
-  parse(body: Uint8Array, shareMain?: boolean, lease?: BodyLease): ParsedBody
+  parse(body: Uint8Array, share?: MainShare, lease?: BodyLease): ParsedBody
   close(): Promise<void>
 }
 
@@ -251,8 +293,11 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
   let closed = false
   /** a worker failed before it ever answered: they cannot run here, so bodies are parsed inline */
   let broken = false
-  // parse() calls never await, so one parser serves every body parsed here
+  // each parse or encode call on this thread runs to its end without awaiting, so one parser
+  // serves every body parsed here, and one encoder and its dictionary every part encoded here
   const parser = new LineProtoParser()
+  const encoder = new SliceEncoder()
+  const dictionary = new SliceDictionary()
 
   const start = (slot: number): PoolWorker => {
     const worker = startModuleWorker(siblingModule(import.meta.url, 'parse-worker'), `lineproto-parse-${slot}`, options.workerSource)
@@ -321,29 +366,29 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
   }
 
   return {
-    parse(body: Uint8Array, shareMain = false, lease?: BodyLease): ParsedBody {
+    parse(body: Uint8Array, share: MainShare = 'none', lease?: BodyLease): ParsedBody {
       if (closed) {
         throw new Error('line-protocol parse workers are closed')
       }
       if (broken) {
         return parsedHere(body, parser)
       }
-      const parts = splitBody(body, workers.length + (shareMain ? 1 : 0))
-      const inline = shareMain && parts.length > 1
-      const chosen = pick(parts.length - (inline ? 1 : 0))
+      const parts = splitBody(body, workers.length + (share === 'none' ? 0 : 1))
+      const here = share !== 'none' && parts.length > 1
+      const chosen = pick(parts.length - (here ? 1 : 0))
       const parsed = new ParsedBody(
         parts.map(({ start, end, lineOffset }, k) =>
-          inline && k === 0
+          here && k === 0 && share === 'points'
             ? { inline: body.subarray(start, end), lineOffset }
             : { bytes: body.subarray(start, end), lineOffset, slices: [], done: false },
         ),
         parser,
       )
       parts.forEach(({ start, end, lineOffset }, part) => {
-        if (inline && part === 0) {
+        if (here && part === 0) {
           return
         }
-        const pw = chosen[part - (inline ? 1 : 0)]
+        const pw = chosen[part - (here ? 1 : 0)]
         const job = nextJob++
         if (lease?.shared === true) {
           lease.retain()
@@ -358,6 +403,13 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
         copy.set(body.subarray(start, end))
         pw.worker.postMessage({ job, body: copy, lineOffset } satisfies ParseJob, [copy.buffer])
       })
+      if (here && share === 'slices') {
+        // after the workers got their parts, so both run side by side
+        const { start, end, lineOffset } = parts[0]
+        // the request may end (a worker failed) while this part is still being encoded
+        lease?.retain()
+        void encodeHere(parsed, body.subarray(start, end), lineOffset, parser, encoder, dictionary).finally(() => lease?.release())
+      }
       return parsed
     },
     async close(): Promise<void> {
