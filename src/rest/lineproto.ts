@@ -49,9 +49,9 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
  * lately: a client sending back to back on two connections has moments with one write in
  * flight, and those writes are still part of a concurrent load. A body gets a parse share on the
  * main thread (slices for the lane, points for the row path) only when its write runs alone.
- * (When this also chose the
- * columnar lane, counting only the writes in flight sent ~30% of gen_lp's writes at concurrency
- * 2 down the row path with a share; with the overlap remembered, 648-784k vs 542-704k points/s.)
+ * (When this also chose the columnar lane, counting only the writes in flight sent ~30% of
+ * gen_lp's writes at concurrency 2 down the row path with a share; with the overlap remembered,
+ * 648-784k vs 542-704k points/s.)
  */
 export class WriteLoad {
   /** how long after two writes last overlapped a write counts as concurrent */
