@@ -86,8 +86,9 @@ interface WorkerPart {
 
 /**
  * The parsed points of one body, delivered in order and kept for replay. The first part may be
- * parsed on the main thread while the workers parse the rest: the main thread waits for the
- * workers otherwise, and parsing here saves encoding and decoding that part.
+ * parsed on the main thread while the workers parse the rest (the main thread waits for the
+ * workers otherwise): as points, which saves encoding and decoding that part, or as slices for
+ * the columnar lane, which takes slices only.
  */
 export class ParsedBody {
   private failure: Error | undefined
@@ -103,7 +104,7 @@ export class ParsedBody {
     return this.failure !== undefined
   }
 
-  /** slices that arrived from workers (a pool that fell back to parsing here delivers none) */
+  /** slices of the body: from workers, or encoded here for the lane (a pool that fell back to parsing here delivers none) */
   get workerSlices(): number {
     let n = 0
     for (const p of this.parts) {
