@@ -12,7 +12,6 @@ import { LineProtoParser } from './parse.js'
 import { SliceEncoder, WORKER_SLICE_BYTES } from './parsed-slice.js'
 import { lineSlices } from '../slices.js'
 
-
 export interface ParseJob {
   job: number
   /** the body, or one part of it */

@@ -16,7 +16,11 @@ import { fastDecimal, parseTimestamp, seriesTextHash, smallInteger, toBigInt, ty
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000
 
-/** A worker posts a body in slices of about this many bytes: ~1000 gen_lp-sized lines, a few messages per 5000-line body, each well under a millisecond of work on either side */
+/**
+ * A body is encoded in slices of about this many bytes (by a worker, or by the main thread for its
+ * share): ~1000 gen_lp-sized lines, a few messages per 5000-line body, each well under a
+ * millisecond of work on either side
+ */
 export const WORKER_SLICE_BYTES = 64 * 1024
 
 export const TS_NONE = 0
