@@ -106,6 +106,17 @@ describe('parsed slices', () => {
     expect(points[0].point.fields.map((f) => f.value)).toEqual([18446744073709551615n, -9223372036854775808n])
   })
 
+  it('keep integers read on the plain-line path exact: signs, zero and both 32-bit halves', () => {
+    const values = ['0', '-0', '-7', '7', '4294967295', '4294967296', '-4294967296', '-4294967297', '999999999999999', '-999999999999999', '2147483648', '-2147483649']
+    // the first line of a series and shape goes through the parser; the rest are plain lines
+    const body = ['m,t=a v=1i,w=1i 1', ...values.map((v, k) => `m,t=a v=${v}i,w=${k}i ${k + 2}`)].join('\n')
+    const want = direct([body])
+    const { seen } = viaSlices([body])
+    expect(split(seen)).toEqual(split(want))
+    const points = split(seen).points as Array<{ point: Point }>
+    expect(points.slice(1).map((p) => p.point.fields[0].value)).toEqual(values.map((v) => BigInt(v)))
+  })
+
   it('send a series and a field shape once; later slices carry only ids', () => {
     const line = (i: number): string => `cpu,host=h${i % 3} usage=${i} ${1000 + i}`
     const slices = [0, 1, 2].map((k) => Array.from({ length: 6 }, (_, i) => line(k * 6 + i)).join('\n') + '\n')

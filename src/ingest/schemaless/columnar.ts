@@ -19,7 +19,7 @@
  */
 import type { Catalog } from '../../sql/catalog-types.js'
 import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
-import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, type ReceivedSlice, type SeriesDef, type ShapeDef } from '../lineproto/parsed-slice.js'
+import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf, type ReceivedSlice, type SeriesDef, type ShapeDef } from '../lineproto/parsed-slice.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { WorkSlice } from '../../event-loop.js'
 import type { WriteResult } from './schemaless.js'
@@ -87,6 +87,8 @@ interface StableLane {
   plans: Map<ShapeDef[], Array<ShapePlan | undefined>>
   /** the columns pass 2 fills (set between the passes) */
   batch?: ColumnBatch
+  /** the batch's 64-bit value columns as 32-bit halves (pass 2 copies those values half by half) */
+  halves: Array<Int32Array | undefined>
 }
 
 interface ShapePlan {
@@ -229,6 +231,7 @@ class Lane {
       }
       batch.starts[k] = st.count
       st.batch = batch
+      st.halves = batch.values.map((v) => (v instanceof BigInt64Array || v instanceof BigUint64Array ? halvesOf(v) : undefined))
       st.nextChild = 0
       st.nextRow = 0
       batches.push(batch)
@@ -253,6 +256,8 @@ class Lane {
   fill(slice: ReceivedSlice): void {
     const m = slice.message
     const slots = this.slotsFor(slice.series)
+    // 64-bit values are copied as two 32-bit halves: reading one as a bigint would make an object
+    const bigHalves = halvesOf(m.bigs)
     let num = 0
     let big = 0
     // a body is mostly of one super table: its plans are looked up again only when it changes
@@ -277,7 +282,11 @@ class Lane {
         } else if (kind === KIND_BOOL) {
           ;(b.values[c] as Uint8Array)[r] = m.nums[num++] !== 0 ? 1 : 0
         } else {
-          ;(b.values[c] as BigInt64Array)[r] = m.bigs[big++]
+          // the bits as they are (a BIGINT UNSIGNED column's too)
+          const halves = st.halves[c] as Int32Array
+          halves[2 * r] = bigHalves[2 * big]
+          halves[2 * r + 1] = bigHalves[2 * big + 1]
+          big++
         }
         const valid = b.valid[c]
         if (valid !== undefined) {
@@ -338,7 +347,7 @@ class Lane {
     const name = target.stable.name
     let st = this.stables.get(name)
     if (st === undefined) {
-      st = { index: this.order.length, info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, childOfTid: new Map(), count: 0, nextChild: 0, nextRow: 0, plans: new Map() }
+      st = { index: this.order.length, info: target.stable, columns: [], types: [], byName: new Map(), carried: [], children: 0, childOfTid: new Map(), count: 0, nextChild: 0, nextRow: 0, plans: new Map(), halves: [] }
       this.stables.set(name, st)
       this.order.push(st)
     }
