@@ -9,8 +9,7 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
-import { SliceEncoder, WORKER_SLICE_BYTES } from './parsed-slice.js'
-import { lineSlices } from '../slices.js'
+import { SliceEncoder, encodeSlices } from './parsed-slice.js'
 
 export interface ParseJob {
   job: number
@@ -43,13 +42,7 @@ try {
 
 port.on('message', (msg: ParseJob) => {
   try {
-    for (const { slice, lineOffset, last } of lineSlices(msg.body, WORKER_SLICE_BYTES)) {
-      encoder.encode(slice, parser, msg.lineOffset + lineOffset)
-      const { message, transfer } = encoder.take(msg.job, last)
-      port.postMessage(message, transfer)
-    }
-    if (msg.body.length === 0) {
-      const { message, transfer } = encoder.take(msg.job, true)
+    for (const { message, transfer } of encodeSlices(msg.body, msg.lineOffset, parser, encoder, msg.job)) {
       port.postMessage(message, transfer)
     }
   } catch (err) {

@@ -10,7 +10,9 @@
  */
 import type { Rejection } from '../schemaless/schemaless.js'
 import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js'
+import { endianness } from 'node:os'
 import { ownedString } from '../../owned-string.js'
+import { lineSlices } from '../slices.js'
 import { fastDecimal, parseTimestamp, seriesTextHash, smallInteger, type LineProtoParser } from './parse.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
@@ -21,7 +23,7 @@ const MAX_DICTIONARY_ENTRIES = 100_000
  * share): ~1000 gen_lp-sized lines, a few messages per 5000-line body, each well under a
  * millisecond of work on either side
  */
-export const WORKER_SLICE_BYTES = 64 * 1024
+const WORKER_SLICE_BYTES = 64 * 1024
 
 export const TS_NONE = 0
 export const TS_NUMBER = 1
@@ -63,9 +65,8 @@ export interface SliceMessage {
   failure?: string
 }
 
-/** Whether this machine stores the low half of a 64-bit integer first (every platform Node runs on in practice). */
-const LOW_FIRST = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1
-const LOW = LOW_FIRST ? 0 : 1
+/** Which 32-bit half of a 64-bit integer comes first in memory on this machine */
+const LOW = endianness() === 'LE' ? 0 : 1
 const HIGH = 1 - LOW
 
 /** A 64-bit integer array's memory as 32-bit halves. */
@@ -79,6 +80,29 @@ export function setInt64(halves: Int32Array, k: number, v: number): void {
   // (Int32Array stores take the low 32 bits of each half)
   halves[2 * k + LOW] = v - high * 4294967296
   halves[2 * k + HIGH] = high
+}
+
+/**
+ * Encodes a body (or a part of one, `lineOffset` lines into the body) slice by slice, as the
+ * messages to hand on: about WORKER_SLICE_BYTES each, the last one done; an empty body is one
+ * empty, done slice. A slice is encoded only when the next one is asked for, so the caller may
+ * give the event loop a turn in between.
+ */
+export function* encodeSlices(
+  body: Uint8Array,
+  lineOffset: number,
+  parser: LineProtoParser,
+  encoder: SliceEncoder,
+  job: number,
+): Generator<{ message: SliceMessage; transfer: ArrayBuffer[] }> {
+  if (body.length === 0) {
+    yield encoder.take(job, true)
+    return
+  }
+  for (const { slice, lineOffset: at, last } of lineSlices(body, WORKER_SLICE_BYTES)) {
+    encoder.encode(slice, parser, lineOffset + at)
+    yield encoder.take(job, last)
+  }
 }
 
 /** The per-point arrays of a slice, `cap` points long. */

@@ -17,9 +17,9 @@ import { siblingModule, startModuleWorker } from '../../worker-thread.js'
 import { WorkSlice } from '../../event-loop.js'
 import type { Point } from '../point.js'
 import type { PointSource, Rejection } from '../schemaless/schemaless.js'
-import { asBuffer, forEachLineSlice, lineSlices } from '../slices.js'
+import { asBuffer, forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
-import { SliceDictionary, SliceEncoder, WORKER_SLICE_BYTES, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
+import { SliceDictionary, SliceEncoder, decodeSlice, encodeSlices, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
 import type { ParseJob } from './parse-worker.js'
 import type { BodyLease } from '../body-pool.js'
 
@@ -229,15 +229,12 @@ async function encodeHere(
 ): Promise<void> {
   const turn = new WorkSlice()
   try {
-    for (const { slice, lineOffset: at, last } of lineSlices(bytes, WORKER_SLICE_BYTES)) {
-      if (parsed.failed) {
+    for (const { message } of encodeSlices(bytes, lineOffset, parser, encoder, 0)) {
+      parsed.push(0, dictionary.receive(message))
+      if (message.done || parsed.failed) {
         return
       }
-      encoder.encode(slice, parser, lineOffset + at)
-      parsed.push(0, dictionary.receive(encoder.take(0, last).message))
-      if (!last) {
-        await turn.pause()
-      }
+      await turn.pause()
     }
   } catch (err) {
     parsed.fail(0, err instanceof Error ? err : new Error(String(err)))
