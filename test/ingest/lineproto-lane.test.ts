@@ -152,3 +152,98 @@ for (const workerCount of [1, 2]) {
     })
   })
 }
+
+/**
+ * Two writes at once through the lane: the second, a body of later timestamps, arrives just after
+ * the first has been read, and is parsed first (the first waits for the second's append, or
+ * 300 ms at most). The lane appends a body only when its rows are newer than the stored ones, so
+ * the second overtaking the first sent the first down the row path (and the writes after it:
+ * ColumnarLanes.missed); lane writes take turns in the order their bodies arrived instead
+ * (ArrivalOrder).
+ */
+describe('concurrent line-protocol writes through the lane', () => {
+  const { storage, workers, app } = laneSetUp('arrive', 2)
+
+  it('reach the engine in the order their bodies arrived, each appended as columns', async () => {
+    const url = '/write?db=arrive&precision=ms&u=root&p=taosdata'
+    const early = seconds(1, 100, (k, h) => k + h / 100)
+    const late = seconds(101, 101, (k, h) => k + h / 100)
+    const engine = storage().engine
+    const appendColumns = engine.appendColumns?.bind(engine) as NonNullable<typeof engine.appendColumns>
+    let lateAppending = (): void => {}
+    const lateAppend = new Promise<void>((resolve) => (lateAppending = resolve))
+    const append = vi.spyOn(engine, 'appendColumns').mockImplementation((batches) => {
+      if (batches[0].count === HOSTS) {
+        lateAppending()
+      }
+      return appendColumns(batches)
+    })
+    const pool = workers()
+    const parse = pool.parse.bind(pool)
+    let second: Promise<Response> | undefined
+    vi.spyOn(pool, 'parse').mockImplementationOnce((...args) => {
+      const parsed = parse(...args)
+      second = Promise.resolve(app().request(url, { method: 'POST', body: late }))
+      const allSlices = parsed.allSlices.bind(parsed)
+      parsed.allSlices = async () => {
+        const slices = await allSlices()
+        await Promise.race([lateAppend, new Promise((resolve) => setTimeout(resolve, 300))])
+        return slices
+      }
+      return parsed
+    })
+    const first = await app().request(url, { method: 'POST', body: early })
+    expect([first.status, (await (second as Promise<Response>)).status]).toEqual([204, 204])
+    expect(await Promise.all(append.mock.results.map((r) => r.value))).toEqual([100 * HOSTS, HOSTS])
+    expect(await selectRows(storage(), 'select count(*), max(_ts) from arrive.cpu')).toEqual([[BigInt(102 * HOSTS), BigInt(T0 + 101_000) * 1_000_000n]])
+  })
+})
+
+/**
+ * A body the lane cannot take sends the next ColumnarLanes.SKIP_AFTER_MISS writes to that database
+ * straight down the row path, except when it only lacked tables: the row path creates them, and
+ * the next body of those series takes the lane.
+ */
+describe('line-protocol writes after a body the lane could not take', () => {
+  const logger = pino({ level: 'silent' })
+  let storage: Storage
+  let workers: LineProtoWorkers
+  let app: Hono
+
+  beforeAll(async () => {
+    storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
+    workers = createLineProtoWorkers(1, logger)
+    const schemaless = createSchemaless(storage, { autoCreateDb: true })
+    app = createLineprotoRoutes({ config: defaultConfig(), storage, logger, schemaless, lineprotoWorkers: workers })
+  })
+
+  afterAll(async () => {
+    await workers.close()
+    await storage.close()
+  })
+
+  const write = async (db: string, text: string): Promise<void> => {
+    const res = await app.request(`/write?db=${db}&precision=ms&u=root&p=taosdata`, { method: 'POST', body: text })
+    expect(res.status).toBe(204)
+  }
+
+  it('take the lane at once when that body only lacked tables (series new to a new database)', async () => {
+    const append = vi.spyOn(storage.engine, 'appendColumns')
+    await write('fresh', body(0))
+    expect(append).not.toHaveBeenCalled()
+    await write('fresh', body(1))
+    expect(await Promise.all(append.mock.results.map((r) => r.value))).toEqual([HOSTS])
+    expect(await selectRows(storage, 'select count(*) from fresh.cpu')).toEqual([[BigInt(2 * HOSTS)]])
+    append.mockRestore()
+  })
+
+  it('take the row path for a while after a body of a string field', async () => {
+    await write('strings', body(0))
+    const append = vi.spyOn(storage.engine, 'appendColumns')
+    await write('strings', `cpu,host=h0,dc=d0 usage=1,note="x" ${T0 + 1000}`)
+    await write('strings', body(2))
+    expect(append).not.toHaveBeenCalled()
+    expect(await selectRows(storage, "select count(*), last(note) from strings.cpu")).toEqual([[BigInt(2 * HOSTS + 1), 'x']])
+    append.mockRestore()
+  })
+})

@@ -53,6 +53,11 @@ export class SeriesTargets {
   readonly targets: Array<SeriesTarget | undefined> = []
 }
 
+/** resolveChild: the series has no child table yet */
+const NO_TABLE = -1
+/** resolveChild: the series' child table name is a table of another kind or super table */
+const OTHER_TABLE = -2
+
 /** Column types the lane writes, with the typed array of their physical type. */
 const LANE_TYPES: Partial<Record<TdType, (n: number) => ColumnBatch['values'][number]>> = {
   DOUBLE: (n) => new Float64Array(n),
@@ -98,28 +103,38 @@ interface ShapePlan {
 }
 
 /**
- * Writes the slices through the columnar lane; undefined (nothing written) when the row path must
- * take the body. `db` is already normalised.
+ * Why the lane left a body to the row path, having written nothing: `tables` when its database, a
+ * super table or a child table does not exist yet (the row path creates them, so the next body of
+ * the same series can take the lane); `body` for anything else (a string field, a new column, a
+ * bad line, timestamps out of order or not newer than the stored ones, an engine without a column
+ * append).
  */
+export type LaneMiss = 'tables' | 'body'
+
+/** Writes the slices through the columnar lane, or says why the row path must take the body. `db` is already normalised. */
 export async function writeColumnar(
   deps: ColumnarDeps,
   db: string,
   slices: ReceivedSlice[],
   precision: RequestPrecision,
   nowMs: number,
-): Promise<WriteResult | undefined> {
+): Promise<WriteResult | LaneMiss> {
   const dbInfo = deps.catalog.getDatabase(db)
   const append = deps.engine.appendColumns?.bind(deps.engine)
   // (PostgreSQL has no column append: its writes take the row path)
-  if (append === undefined || dbInfo === undefined || slices.some((s) => s.message.errors.length > 0)) {
-    return undefined
+  if (append === undefined || slices.some((s) => s.message.errors.length > 0)) {
+    return 'body'
+  }
+  if (dbInfo === undefined) {
+    return 'tables'
   }
   const lane = new Lane(deps, db, dbInfo, precision, nowMs)
   // the event loop gets a turn between slices (readiness probes wait for one slice at most)
   const turn = new WorkSlice()
   for (const s of slices) {
-    if (!lane.count(s)) {
-      return undefined
+    const missed = lane.count(s)
+    if (missed !== undefined) {
+      return missed
     }
     await turn.pause()
   }
@@ -129,11 +144,11 @@ export async function writeColumnar(
     await turn.pause()
   }
   if (batches.length === 0) {
-    return undefined
+    return 'body'
   }
   const appended = await append(batches)
   if (appended === undefined) {
-    return undefined
+    return 'body'
   }
   return { written: appended, rejected: 0, errors: [] }
 }
@@ -172,28 +187,28 @@ class Lane {
     this.now = nowTicks(dbInfo.precision, nowMs)
   }
 
-  /** Pass 1: resolves and checks every point, counts rows per child and column. */
-  count(slice: ReceivedSlice): boolean {
+  /** Pass 1: resolves and checks every point, counts rows per child and column; or why the row path must take the body. */
+  count(slice: ReceivedSlice): LaneMiss | undefined {
     const m = slice.message
     const slots = this.slotsFor(slice.series)
     for (let i = 0; i < m.count; i++) {
       const sid = m.series[i]
       const child = slots[sid] > 0 ? slots[sid] - 1 : this.resolveChild(slice.series, slots, sid)
       if (child < 0) {
-        return false
+        return child === NO_TABLE ? 'tables' : 'body'
       }
       const st = this.order[this.childStable[child]]
       const plan = this.planOf(st, slice.shapes, m.shapes[i])
       if (plan === undefined) {
-        return false
+        return 'body'
       }
       const ts = this.tsOf(slice, i)
       if (ts === undefined) {
-        return false
+        return 'body'
       }
       if (this.childCount[child] > 0 && !(ts > this.childLast[child])) {
         // a repeated or earlier timestamp: the row path merges and stages it
-        return false
+        return 'body'
       }
       if (this.childCount[child] === 0) {
         this.childFirst[child] = ts
@@ -205,7 +220,7 @@ class Lane {
         st.carried[plan.columns[f]]++
       }
     }
-    return true
+    return undefined
   }
 
   /** After pass 1: each super table's (empty) columns, its children in order of their first line. */
@@ -331,11 +346,11 @@ class Lane {
     this.childLast = widenArray(this.childLast, cap)
   }
 
-  /** The child index of a series (its slot set), or -1 when the row path must create its table. */
+  /** The child index of a series (its slot set); NO_TABLE when the row path must create its table, OTHER_TABLE when the name is another's. */
   private resolveChild(series: SeriesDef[], slots: Int32Array, sid: number): number {
     const target = this.targetOf(series, sid)
-    if (target === undefined) {
-      return -1
+    if (typeof target === 'string') {
+      return target === 'tables' ? NO_TABLE : OTHER_TABLE
     }
     const child = this.childOf(target)
     slots[sid] = child + 1
@@ -364,8 +379,8 @@ class Lane {
     return child
   }
 
-  /** The series' existing child table, from earlier requests while the catalog is unchanged. */
-  private targetOf(series: SeriesDef[], sid: number): SeriesTarget | undefined {
+  /** The series' existing child table, from earlier requests while the catalog is unchanged; else why the row path takes it. */
+  private targetOf(series: SeriesDef[], sid: number): SeriesTarget | LaneMiss {
     const { catalog } = this.deps
     const known = this.knownTargets(series)
     const kept = known.targets[sid]
@@ -379,11 +394,14 @@ class Lane {
     const def = series[sid]
     const stable = catalog.getStable(this.db, this.deps.stableName(def.measurement))
     if (stable === undefined) {
-      return undefined
+      return 'tables'
     }
     const table = catalog.getTable(this.db, this.deps.childName(stable.name, def.key, def.tags))
-    if (table === undefined || table.kind !== 'child' || table.stable !== stable.name) {
-      return undefined
+    if (table === undefined) {
+      return 'tables'
+    }
+    if (table.kind !== 'child' || table.stable !== stable.name) {
+      return 'body'
     }
     const target: SeriesTarget = { stable, table }
     known.targets[sid] = target

@@ -34,7 +34,7 @@ import { seriesKeyOf, type Field, type Point } from '../point.js'
 import { ownedString } from '../../owned-string.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js'
-import { writeColumnar, type ColumnarDeps } from './columnar.js'
+import { writeColumnar, type ColumnarDeps, type LaneMiss } from './columnar.js'
 import type { ReceivedSlice } from '../lineproto/parsed-slice.js'
 
 /** One rejected line (or JSON item, numbered from 1). */
@@ -86,9 +86,9 @@ export interface Schemaless {
   write(db: string, source: PointSource | Iterable<Point>, opts: WriteOptions): Promise<WriteResult>
   /**
    * The columnar lane (columnar.ts) for worker-parsed line protocol: the same result as `write`
-   * would give, or undefined, with nothing written, when the body must take `write` instead.
+   * would give, or, with nothing written, why the body must take `write` instead.
    */
-  writeColumnar(db: string, slices: ReceivedSlice[], opts: WriteOptions): Promise<WriteResult | undefined>
+  writeColumnar(db: string, slices: ReceivedSlice[], opts: WriteOptions): Promise<WriteResult | LaneMiss>
   /** whether `writeColumnar` can write at all: the storage engine appends columns (PostgreSQL's does not) */
   readonly columnar: boolean
 }
