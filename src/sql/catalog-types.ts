@@ -26,6 +26,12 @@ export interface ChildTableSpec {
  */
 export interface Catalog {
   readonly engine: Engine
+  /**
+   * Changes whenever a super table or table is added, replaced or removed: a name looked up while
+   * it is unchanged still names the same object (the columnar lane keeps resolved child tables on
+   * this, SeriesTargets).
+   */
+  readonly version: number
 
   // databases
   listDatabases(): DatabaseInfo[]

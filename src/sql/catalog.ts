@@ -260,11 +260,15 @@ const MISS_REFRESH_MS = 250
 
 class SqlCatalog implements LoadableCatalog {
   private readonly d: Dialect
+  private changes = 0
+  private readonly changed = (): void => {
+    this.changes++
+  }
   private dbs = new Map<string, DatabaseInfo>()
   /** db -> stable name -> info */
-  private stables = new Map<string, Map<string, StableInfo>>()
+  private stables: Map<string, Map<string, StableInfo>> = new VersionedMap(this.changed)
   /** db -> table name -> info */
-  private tables = new Map<string, Map<string, TableInfo>>()
+  private tables: Map<string, Map<string, TableInfo>> = new VersionedMap(this.changed)
   private users = new Map<string, UserRecord>()
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   private nextTid = new Map<string, number>()
@@ -287,6 +291,10 @@ class SqlCatalog implements LoadableCatalog {
 
   loaded(): boolean {
     return this.isLoaded
+  }
+
+  get version(): number {
+    return this.changes
   }
 
   whenLoaded(): Promise<void> {
@@ -659,14 +667,14 @@ class SqlCatalog implements LoadableCatalog {
       const info = rowToDb(r)
       dbs.set(info.name, info)
     }
-    const stables = new Map<string, Map<string, StableInfo>>()
+    const stables = new VersionedMap<Map<string, StableInfo>>(this.changed)
     for (const r of await this.engine.query(
       `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')}`,
     )) {
       const info = rowToStable(r)
       mapOf(stables, info.db).set(info.name, info)
     }
-    const tables = new Map<string, Map<string, TableInfo>>()
+    const tables = new VersionedMap<Map<string, TableInfo>>(this.changed)
     const nextTid = new Map<string, number>()
     for (const r of await this.engine.query(
       `SELECT db, name, kind, tid, stable, tags, columns, ttl, created_at, comment FROM ${this.cat('tables')}`,
@@ -686,6 +694,7 @@ class SqlCatalog implements LoadableCatalog {
     this.dbs = dbs
     this.stables = stables
     this.tables = tables
+    this.changed()
     this.nextTid = nextTid
     this.users = users
     this.authCache.clear()
@@ -1497,10 +1506,36 @@ function ownedTags(tags: Record<string, TagValue>): Record<string, TagValue> {
 function mapOf<V>(m: Map<string, Map<string, V>>, key: string): Map<string, V> {
   let inner = m.get(key)
   if (!inner) {
-    inner = new Map()
+    inner = m instanceof VersionedMap ? new VersionedMap<V>(m.changed) : new Map<string, V>()
     m.set(key, inner)
   }
   return inner
+}
+
+/**
+ * A map of the catalog's super tables or tables (of databases, and per database) that counts every
+ * change into Catalog.version, wherever it is made. (A change made in place on an object it holds,
+ * a child's tags, is not counted.)
+ */
+class VersionedMap<V> extends Map<string, V> {
+  constructor(readonly changed: () => void) {
+    super()
+  }
+
+  override set(key: string, value: V): this {
+    this.changed()
+    return super.set(key, value)
+  }
+
+  override delete(key: string): boolean {
+    this.changed()
+    return super.delete(key)
+  }
+
+  override clear(): void {
+    this.changed()
+    super.clear()
+  }
 }
 
 function checkDuplicates(cols: ColumnDef[]): void {
