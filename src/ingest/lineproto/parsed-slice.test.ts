@@ -239,4 +239,44 @@ describe('parsed slices', () => {
       [6, 1234567890123456789n, [1, 4n]],
     ])
   })
+
+  it('read a plain line as the series that followed the last one, or as any known series, or hand it on', () => {
+    const parser = new LineProtoParser()
+    let handed = 0
+    const parseSome = parser.parseSome.bind(parser)
+    parser.parseSome = (...args) => {
+      handed++
+      return parseSome(...args)
+    }
+    const encoder = new SliceEncoder()
+    // host=a is a prefix of host=ab's text; a backslash keeps escaped text on the parser's path
+    const series = ['cpu,host=a', 'cpu,host=ab', 'cpu,host=b', 'cpu,host=c\\ d']
+    const body = (order: number[], t: number, field = 'v'): string => order.map((k) => `${series[k]} ${field}=${t}.5 ${t}`).join('\n') + '\n'
+    const bodies = [
+      body([0, 1, 2, 3], 1),
+      // the same order: every series as predicted (the escaped one still goes to the parser)
+      body([0, 1, 2, 3], 2),
+      // another order and a series left out: found by their hash
+      body([2, 0, 1], 3),
+      body([1, 0, 2], 4),
+      // the predicted series with other fields: the parser reads it, as before
+      body([0, 1], 5, 'w'),
+    ]
+    const counts: number[] = []
+    const dictionary = new SliceDictionary()
+    const received: ReceivedSlice[] = []
+    let offset = 0
+    for (const b of bodies) {
+      handed = 0
+      offset += encoder.encode(b, parser, offset)
+      received.push(dictionary.receive(encoder.take(1, false).message))
+      counts.push(handed)
+    }
+    expect(counts).toEqual([4, 1, 0, 0, 2])
+    expect(split(decodeAll(received))).toEqual(split(direct(bodies)))
+    // past the dictionaries' bound they restart, and nothing predicted from before is used
+    const small = viaSlices([...bodies, ...bodies], 3)
+    expect(small.received.some((r) => r.message.reset)).toBe(true)
+    expect(split(small.seen)).toEqual(split(direct([...bodies, ...bodies])))
+  })
 })
