@@ -79,12 +79,13 @@ export class WriteLoad {
 }
 
 /**
- * Turns in the order places were taken: lane writes reach the engine in the order their requests
- * arrived. The lane appends a body only when its rows are newer than each child's stored ones,
+ * Turns in the order places were taken: lane writes reach the engine in the order their bodies
+ * were read. The lane appends a body only when its rows are newer than each child's stored ones,
  * and an agent's concurrent bodies are in time order: a body that overtook the one before it (it
  * was parsed sooner, or its lane took fewer turns of the event loop) sent that one, and the
  * SKIP_AFTER_MISS writes after it, down the row path, at about twice the main thread's work a
- * point. gen_lp at concurrency 2 lost 1-2 of its 200 bodies a run this way.
+ * point. gen_lp at concurrency 2 showed no such overtaking in 4 runs, but 5-7 a run once the main
+ * thread parsed parts of bodies (an experiment not kept).
  */
 export class ArrivalOrder {
   private issued = 0

@@ -156,8 +156,8 @@ function fastKinds(names: string[], types: FieldType[]): Uint8Array | undefined 
 }
 
 /**
- * raw is s[pos, sp): inline rather than parse.ts' sameText, which the parser also calls on other
- * kinds of strings (0.29 instead of 0.31 us a gen_lp line)
+ * raw is s[pos, sp). Written here rather than using parse.ts' sameText, which the parser also
+ * calls on other kinds of strings (0.29 instead of 0.31 us a gen_lp line).
  */
 function sameRaw(raw: string, s: string, pos: number, sp: number): boolean {
   if (raw.length !== sp - pos) {
