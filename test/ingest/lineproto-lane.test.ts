@@ -30,12 +30,11 @@ function body(k: number): string {
 }
 
 /**
- * Storage, `workerCount` parse workers and the route's app for `db`, opened before the describe's
- * tests: the super table and its children (second 0) are created by the schemaless core itself (a
- * first write through the route would try the lane, miss, and send the next writes down the row
- * path).
+ * Storage, `workerCount` parse workers and the route's app, opened before the describe's tests;
+ * with `db`, its super table and children (second 0) are created by the schemaless core itself,
+ * so the tests' writes through the route find them.
  */
-function laneSetUp(db: string, workerCount: number): { storage: () => Storage; workers: () => LineProtoWorkers; app: () => Hono } {
+function laneSetUp(db: string | undefined, workerCount: number): { storage: () => Storage; workers: () => LineProtoWorkers; app: () => Hono } {
   const logger = pino({ level: 'silent' })
   let storage: Storage
   let workers: LineProtoWorkers
@@ -45,8 +44,10 @@ function laneSetUp(db: string, workerCount: number): { storage: () => Storage; w
     storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
     workers = createLineProtoWorkers(workerCount, logger)
     const schemaless = createSchemaless(storage, { autoCreateDb: true })
-    const first = await schemaless.write(db, parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { precision: 'ms', ttl: 0 })
-    expect(first).toMatchObject({ written: HOSTS, rejected: 0 })
+    if (db !== undefined) {
+      const first = await schemaless.write(db, parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { precision: 'ms', ttl: 0 })
+      expect(first).toMatchObject({ written: HOSTS, rejected: 0 })
+    }
     app = createLineprotoRoutes({ config: defaultConfig(), storage, logger, schemaless, lineprotoWorkers: workers })
   })
 
@@ -205,45 +206,30 @@ describe('concurrent line-protocol writes through the lane', () => {
  * the next body of those series takes the lane.
  */
 describe('line-protocol writes after a body the lane could not take', () => {
-  const logger = pino({ level: 'silent' })
-  let storage: Storage
-  let workers: LineProtoWorkers
-  let app: Hono
-
-  beforeAll(async () => {
-    storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
-    workers = createLineProtoWorkers(1, logger)
-    const schemaless = createSchemaless(storage, { autoCreateDb: true })
-    app = createLineprotoRoutes({ config: defaultConfig(), storage, logger, schemaless, lineprotoWorkers: workers })
-  })
-
-  afterAll(async () => {
-    await workers.close()
-    await storage.close()
-  })
+  const { storage: opened, app } = laneSetUp(undefined, 1)
 
   const write = async (db: string, text: string): Promise<void> => {
-    const res = await app.request(`/write?db=${db}&precision=ms&u=root&p=taosdata`, { method: 'POST', body: text })
+    const res = await app().request(`/write?db=${db}&precision=ms&u=root&p=taosdata`, { method: 'POST', body: text })
     expect(res.status).toBe(204)
   }
 
   it('take the lane at once when that body only lacked tables (series new to a new database)', async () => {
-    const append = vi.spyOn(storage.engine, 'appendColumns')
+    const append = vi.spyOn(opened().engine, 'appendColumns')
     await write('fresh', body(0))
     expect(append).not.toHaveBeenCalled()
     await write('fresh', body(1))
     expect(await Promise.all(append.mock.results.map((r) => r.value))).toEqual([HOSTS])
-    expect(await selectRows(storage, 'select count(*) from fresh.cpu')).toEqual([[BigInt(2 * HOSTS)]])
+    expect(await selectRows(opened(), 'select count(*) from fresh.cpu')).toEqual([[BigInt(2 * HOSTS)]])
     append.mockRestore()
   })
 
   it('take the row path for a while after a body of a string field', async () => {
     await write('strings', body(0))
-    const append = vi.spyOn(storage.engine, 'appendColumns')
+    const append = vi.spyOn(opened().engine, 'appendColumns')
     await write('strings', `cpu,host=h0,dc=d0 usage=1,note="x" ${T0 + 1000}`)
     await write('strings', body(2))
     expect(append).not.toHaveBeenCalled()
-    expect(await selectRows(storage, "select count(*), last(note) from strings.cpu")).toEqual([[BigInt(2 * HOSTS + 1), 'x']])
+    expect(await selectRows(opened(), "select count(*), last(note) from strings.cpu")).toEqual([[BigInt(2 * HOSTS + 1), 'x']])
     append.mockRestore()
   })
 })

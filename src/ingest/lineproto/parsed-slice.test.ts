@@ -47,6 +47,25 @@ function viaSlices(slices: string[], maxEntries?: number): { seen: Seen; receive
   return { seen: decodeAll(received), received }
 }
 
+/** A parser that counts the lines handed to it (parseSome) since the count was last read. */
+function countingParser(): { parser: LineProtoParser; handed: () => number } {
+  const parser = new LineProtoParser()
+  let n = 0
+  const parseSome = parser.parseSome.bind(parser)
+  parser.parseSome = (...args) => {
+    n++
+    return parseSome(...args)
+  }
+  return {
+    parser,
+    handed: () => {
+      const read = n
+      n = 0
+      return read
+    },
+  }
+}
+
 /** Errors come first per slice in decoding; compare per kind, in order. */
 function decodeAll(received: ReceivedSlice[]): Seen {
   const out: Seen = []
@@ -213,21 +232,14 @@ describe('parsed slices', () => {
   })
 
   it('read plain lines of known series without the parser, and hand it the others', () => {
-    const parser = new LineProtoParser()
+    const { parser, handed } = countingParser()
     const encoder = new SliceEncoder()
-    let handed = 0
-    const parseSome = parser.parseSome.bind(parser)
-    parser.parseSome = (...args) => {
-      handed++
-      return parseSome(...args)
-    }
     const lines = ['cpu,host=a v=1.5,n=2i 100', 'cpu,host=b v=2.5,n=3i 100']
     encoder.encode(lines.join('\n') + '\n', parser, 0)
-    expect(handed).toBe(2) // new series
-    handed = 0
+    expect(handed()).toBe(2) // new series
     const again = ['cpu,host=a v=3.5,n=4i 200', 'cpu,host=b v=-4,n=-5i 200', 'cpu,host=a v=1e3,n=4i 300', 'cpu,host=a v=1,n=4i 1234567890123456789']
     expect(encoder.encode(again.join('\n'), parser, 2)).toBe(4)
-    expect(handed).toBe(1) // the exponent
+    expect(handed()).toBe(1) // the exponent
     const dictionary = new SliceDictionary()
     const seen = decodeAll([dictionary.receive(encoder.take(1, true).message)])
     expect(seen.map((s) => ('point' in s ? [s.line, s.point.ts, s.point.fields.map((f) => f.value)] : s))).toEqual([
@@ -241,13 +253,7 @@ describe('parsed slices', () => {
   })
 
   it('read a plain line as the series that followed the last one, or as any known series, or hand it on', () => {
-    const parser = new LineProtoParser()
-    let handed = 0
-    const parseSome = parser.parseSome.bind(parser)
-    parser.parseSome = (...args) => {
-      handed++
-      return parseSome(...args)
-    }
+    const { parser, handed } = countingParser()
     const encoder = new SliceEncoder()
     // host=a is a prefix of host=ab's text; a backslash keeps escaped text on the parser's path
     const series = ['cpu,host=a', 'cpu,host=ab', 'cpu,host=b', 'cpu,host=c\\ d']
@@ -267,10 +273,9 @@ describe('parsed slices', () => {
     const received: ReceivedSlice[] = []
     let offset = 0
     for (const b of bodies) {
-      handed = 0
       offset += encoder.encode(b, parser, offset)
       received.push(dictionary.receive(encoder.take(1, false).message))
-      counts.push(handed)
+      counts.push(handed())
     }
     expect(counts).toEqual([4, 1, 0, 0, 2])
     expect(split(decodeAll(received))).toEqual(split(direct(bodies)))
