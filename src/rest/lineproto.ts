@@ -28,6 +28,7 @@ import type { LaneMiss } from '../ingest/schemaless/columnar.js'
 import { TD, TdError } from '../sql/errors.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
+import { Mutex } from '../mutex.js'
 import { parseReqId } from './params.js'
 
 type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
@@ -79,46 +80,6 @@ export class WriteLoad {
 }
 
 /**
- * Turns in the order places were taken: lane writes reach the engine in the order their bodies
- * were read. The lane appends a body only when its rows are newer than each child's stored ones,
- * and an agent's concurrent bodies are in time order: a body that overtook the one before it (it
- * was parsed sooner, or its lane took fewer turns of the event loop) sent that one, and the
- * SKIP_AFTER_MISS writes after it, down the row path, at about twice the main thread's work a
- * point. gen_lp at concurrency 2 showed no such overtaking in 4 runs, but 5-7 a run once the main
- * thread parsed parts of bodies (an experiment not kept).
- */
-export class ArrivalOrder {
-  private issued = 0
-  private serving = 0
-  private readonly finished = new Set<number>()
-  private readonly waiting = new Map<number, () => void>()
-
-  /** A place in line, for a write that is to call done with it once, whatever happens. */
-  take(): number {
-    return this.issued++
-  }
-
-  /** Resolves once every write that took a place before `ticket` is done. */
-  async turn(ticket: number): Promise<void> {
-    if (ticket !== this.serving) {
-      await new Promise<void>((resolve) => this.waiting.set(ticket, resolve))
-    }
-  }
-
-  done(ticket: number): void {
-    this.finished.add(ticket)
-    while (this.finished.delete(this.serving)) {
-      this.serving++
-    }
-    const next = this.waiting.get(this.serving)
-    if (next !== undefined) {
-      this.waiting.delete(this.serving)
-      next()
-    }
-  }
-}
-
-/**
  * Which databases' writes try the columnar lane (schemaless/columnar.ts). After a body the lane
  * could not take (a string field, a new column, a bad line ...), the next SKIP_AFTER_MISS writes
  * to that database take the row path directly instead of waiting for every slice first. A body
@@ -131,8 +92,16 @@ class ColumnarLanes {
   private static readonly MAX_DATABASES = 1000
   private readonly skip = new Map<string, number>()
 
-  /** lane writes in the order their requests arrived */
-  readonly order = new ArrivalOrder()
+  /**
+   * Lane writes reach the engine in the order their bodies were read. The lane appends a body
+   * only when its rows are newer than each child's stored ones, and an agent's concurrent bodies
+   * are in time order: a body that overtook the one before it (it was parsed sooner, or its lane
+   * took fewer turns of the event loop) sent that one, and the SKIP_AFTER_MISS writes after it,
+   * down the row path, at about twice the main thread's work a point. gen_lp at concurrency 2
+   * showed no such overtaking in 4 runs, but 5-7 a run once the main thread parsed parts of
+   * bodies (an experiment not kept).
+   */
+  readonly order = new Mutex()
 
   want(db: string): boolean {
     const left = this.skip.get(db)
@@ -256,15 +225,15 @@ async function writeBody(
   const lane = deps.schemaless.columnar && lanes.want(db)
   const parsed = workers.parse(read.bytes, alone ? (lane ? 'slices' : 'points') : 'none', read)
   if (lane) {
-    const ticket = lanes.order.take()
+    const place = lanes.order.reserve()
     let written: WriteResult | LaneMiss | undefined
     try {
       // (no slices: a worker failed and a part is parsed here instead)
       const slices = await parsed.allSlices()
-      await lanes.order.turn(ticket)
+      await place.turn
       written = slices === undefined ? undefined : await deps.schemaless.writeColumnar(db, slices, opts)
     } finally {
-      lanes.order.done(ticket)
+      place.release()
     }
     if (typeof written === 'object') {
       return written

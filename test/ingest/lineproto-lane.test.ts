@@ -160,7 +160,7 @@ for (const workerCount of [1, 2]) {
  * 300 ms at most). The lane appends a body only when its rows are newer than the stored ones, so
  * the second overtaking the first sent the first down the row path (and the writes after it:
  * ColumnarLanes.missed); lane writes take turns in the order their bodies arrived instead
- * (ArrivalOrder).
+ * (ColumnarLanes.order).
  */
 describe('concurrent line-protocol writes through the lane', () => {
   const { storage, workers, app } = laneSetUp('arrive', 2)

@@ -750,7 +750,7 @@ export function seriesTextHash(s: string, start: number, end: number): number {
 }
 
 /** Whether s[start, end) is `text`. */
-function sameText(text: string, s: string, start: number, end: number): boolean {
+export function sameText(text: string, s: string, start: number, end: number): boolean {
   if (text.length !== end - start) {
     return false
   }

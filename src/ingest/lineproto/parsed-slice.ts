@@ -13,7 +13,7 @@ import { seriesKeyOf, type Field, type FieldType, type Point } from '../point.js
 import { endianness } from 'node:os'
 import { ownedString } from '../../owned-string.js'
 import { lineSlices } from '../slices.js'
-import { fastDecimal, parseTimestamp, seriesTextHash, smallInteger, type LineProtoParser } from './parse.js'
+import { fastDecimal, parseTimestamp, sameText, seriesTextHash, smallInteger, type LineProtoParser } from './parse.js'
 
 /** Dictionary entries after which a worker restarts its dictionaries, at the next slice (bounded memory). */
 const MAX_DICTIONARY_ENTRIES = 100_000
@@ -134,8 +134,6 @@ interface FastSeries {
   sid: number
   /** the field shape of the series' latest point */
   shape: Shape
-  /** raw has no backslash: a line may be matched to it without the hash (plainLine) */
-  plain: boolean
   /** the series of the plain line that came after this one's last time */
   next: FastSeries | undefined
 }
@@ -153,22 +151,6 @@ function fastKinds(names: string[], types: FieldType[]): Uint8Array | undefined 
     kinds[i] = types[i] === 'DOUBLE' ? FAST_DOUBLE : FAST_BIGINT
   }
   return kinds
-}
-
-/**
- * raw is s[pos, sp). Written here rather than using parse.ts' sameText, which the parser also
- * calls on other kinds of strings (0.29 instead of 0.31 us a gen_lp line).
- */
-function sameRaw(raw: string, s: string, pos: number, sp: number): boolean {
-  if (raw.length !== sp - pos) {
-    return false
-  }
-  for (let k = 0; k < raw.length; k++) {
-    if (raw.charCodeAt(k) !== s.charCodeAt(pos + k)) {
-      return false
-    }
-  }
-  return true
 }
 
 const SPACE = 32
@@ -219,7 +201,7 @@ export class SliceEncoder {
       this.newSeries.push([sid, p.measurement, p.tags.map(([k, v]): [string, string] => [k, v])])
       const h = seriesTextHash(raw, 0, raw.length)
       if (!this.fastSeries.has(h)) {
-        const entry: FastSeries = { raw, sid, shape, plain: !raw.includes('\\'), next: undefined }
+        const entry: FastSeries = { raw, sid, shape, next: undefined }
         this.fastSeries.set(h, entry)
         this.fastBySid[sid] = entry
       }
@@ -287,9 +269,10 @@ export class SliceEncoder {
     // Agents send their series in the same order body after body, so the series that followed
     // the last line's the last time is tried first: a match needs no hash and no lookup (in one
     // thread, gen_lp lines 0.24-0.27 instead of 0.29-0.33 us, TSBS lines with 190 characters of
-    // tags 1.6-1.8 instead of 2.1-2.2 us). Its raw text has no backslash, so a match has none.
+    // tags 1.6-1.8 instead of 2.1-2.2 us). A prediction is a series a plain line matched, so
+    // its text has no backslash, and neither has a line that matches it.
     let entry = this.lastPlain?.next
-    if (entry === undefined || !sameRaw(entry.raw, s, pos, sp)) {
+    if (entry === undefined || !sameText(entry.raw, s, pos, sp)) {
       entry = this.hashedSeries(s, pos, sp)
       if (entry === undefined) {
         return false
@@ -392,7 +375,7 @@ export class SliceEncoder {
         }
       }
     }
-    if (this.lastPlain !== undefined && entry.plain) {
+    if (this.lastPlain !== undefined) {
       this.lastPlain.next = entry
     }
     this.lastPlain = entry
@@ -422,7 +405,7 @@ export class SliceEncoder {
       h = (Math.imul(h, 31) + c) | 0
     }
     const entry = this.fastSeries.get(h)
-    return entry !== undefined && sameRaw(entry.raw, s, pos, sp) ? entry : undefined
+    return entry !== undefined && sameText(entry.raw, s, pos, sp) ? entry : undefined
   }
 
   /** Starts row `count` (growing the arrays when full): its series, shape and line; returns its index. */

@@ -39,6 +39,8 @@ export interface ColumnarDeps {
 interface SeriesTarget {
   stable: StableInfo
   table: TableInfo
+  /** the catalog version it was last found current at */
+  checked: number
 }
 
 /**
@@ -53,14 +55,7 @@ interface SeriesTarget {
  */
 export class SeriesTargets {
   readonly targets: Array<SeriesTarget | undefined> = []
-  /** per target: the catalog version it was last found current at */
-  readonly checked: number[] = []
 }
-
-/** resolveChild: the series has no child table yet */
-const NO_TABLE = -1
-/** resolveChild: the series' child table name is a table of another kind or super table */
-const OTHER_TABLE = -2
 
 /** Column types the lane writes, with the typed array of their physical type. */
 const LANE_TYPES: Partial<Record<TdType, (n: number) => ColumnBatch['values'][number]>> = {
@@ -176,9 +171,6 @@ class Lane {
   private children = 0
   private readonly toDb: (ts: bigint) => bigint | undefined
   private readonly now: bigint
-  /** the dictionary whose targets knownTargets returned last, and those */
-  private lastSeries: SeriesDef[] | undefined
-  private lastKnown: SeriesTargets | undefined
   // time-major bodies repeat a timestamp for many series: one conversion serves them
   private lastIn = NaN
   private lastOut = 0n
@@ -198,14 +190,19 @@ class Lane {
   count(slice: ReceivedSlice): LaneMiss | undefined {
     const m = slice.message
     const slots = this.slotsFor(slice.series)
+    const known = this.knownTargets(slice.series)
     // a body is mostly of one super table: its plans are looked up again only when it changes
     let plansOf: StableLane | undefined
     let plans: Array<ShapePlan | undefined> = []
     for (let i = 0; i < m.count; i++) {
       const sid = m.series[i]
-      const child = slots[sid] > 0 ? slots[sid] - 1 : this.resolveChild(slice.series, slots, sid)
+      let child = slots[sid] - 1
       if (child < 0) {
-        return child === NO_TABLE ? 'tables' : 'body'
+        const resolved = this.resolveChild(slice.series, known, slots, sid)
+        if (typeof resolved === 'string') {
+          return resolved
+        }
+        child = resolved
       }
       const st = this.order[this.childStable[child]]
       if (st !== plansOf) {
@@ -296,7 +293,7 @@ class Lane {
       const child = slots[m.series[i]] - 1
       if (this.order[this.childStable[child]] !== st) {
         st = this.order[this.childStable[child]]
-        plans = st.plans.get(slice.shapes) as ShapePlan[]
+        plans = this.plansFor(st, slice.shapes) as ShapePlan[]
       }
       const plan = plans[m.shapes[i]]
       const b = st.batch as ColumnBatch
@@ -360,11 +357,11 @@ class Lane {
     this.childLast = widenArray(this.childLast, cap)
   }
 
-  /** The child index of a series (its slot set); NO_TABLE when the row path must create its table, OTHER_TABLE when the name is another's. */
-  private resolveChild(series: SeriesDef[], slots: Int32Array, sid: number): number {
-    const target = this.targetOf(series, sid)
+  /** The child index of a series (its slot set), or why the row path must take the body. */
+  private resolveChild(series: SeriesDef[], known: SeriesTargets, slots: Int32Array, sid: number): number | LaneMiss {
+    const target = this.targetOf(series, known, sid)
     if (typeof target === 'string') {
-      return target === 'tables' ? NO_TABLE : OTHER_TABLE
+      return target
     }
     const child = this.childOf(target)
     slots[sid] = child + 1
@@ -394,16 +391,15 @@ class Lane {
   }
 
   /** The series' existing child table, from earlier requests while the catalog is unchanged; else why the row path takes it. */
-  private targetOf(series: SeriesDef[], sid: number): SeriesTarget | LaneMiss {
+  private targetOf(series: SeriesDef[], known: SeriesTargets, sid: number): SeriesTarget | LaneMiss {
     const { catalog } = this.deps
-    const known = this.knownTargets(series)
     const kept = known.targets[sid]
     const version = catalog.version
-    if (kept !== undefined && known.checked[sid] === version) {
+    if (kept !== undefined && kept.checked === version) {
       return kept
     }
     if (kept !== undefined && catalog.getStable(this.db, kept.stable.name) === kept.stable && catalog.getTable(this.db, kept.table.name) === kept.table) {
-      known.checked[sid] = version
+      kept.checked = version
       return kept
     }
     if (kept !== undefined) {
@@ -422,24 +418,13 @@ class Lane {
     if (table.kind !== 'child' || table.stable !== stable.name) {
       return 'body'
     }
-    const target: SeriesTarget = { stable, table }
+    const target: SeriesTarget = { stable, table, checked: version }
     known.targets[sid] = target
-    known.checked[sid] = version
     return target
   }
 
+  /** What the series of a dictionary resolved to in this database (looked up once a slice). */
   private knownTargets(series: SeriesDef[]): SeriesTargets {
-    // a body's series are mostly of one dictionary
-    if (series === this.lastSeries && this.lastKnown !== undefined) {
-      return this.lastKnown
-    }
-    const known = this.knownTargetsOf(series)
-    this.lastSeries = series
-    this.lastKnown = known
-    return known
-  }
-
-  private knownTargetsOf(series: SeriesDef[]): SeriesTargets {
     const all = this.deps.targets
     let byDb = all.get(series)
     if (byDb === undefined) {

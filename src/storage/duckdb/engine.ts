@@ -14,6 +14,7 @@ import { concatNumeric, numericChunk } from './numeric-chunk.js'
 import { duckdbDialect } from './dialect.js'
 import { groupBatches, type WriteGroup } from '../write-groups.js'
 import { yieldToEventLoop } from '../../event-loop.js'
+import { Mutex } from '../../mutex.js'
 import bindings from '@duckdb/node-bindings'
 
 export interface DuckDBEngineOptions {
@@ -44,26 +45,6 @@ const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
  * the engine's threshold the engine uses FORCE CHECKPOINT, which waits for the lock instead
  */
 const FORCE_CHECKPOINT_FACTOR = 4
-
-/** A promise-chain mutex: callers run strictly one after another, in arrival order. */
-class Mutex {
-  private tail: Promise<void> = Promise.resolve()
-
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    let release!: () => void
-    const next = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    const prev = this.tail
-    this.tail = prev.then(() => next)
-    await prev
-    try {
-      return await fn()
-    } finally {
-      release()
-    }
-  }
-}
 
 /** Bounded pool of read connections; callers wait when all are busy. */
 class ConnectionPool {

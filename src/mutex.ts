@@ -1,0 +1,33 @@
+/**
+ * A promise-chain mutex: holders go strictly one after another, in the order they asked. A place
+ * may be reserved before the work that needs it is ready (`reserve`): line-protocol writes take
+ * theirs when their body is read, and their turn once it is parsed, so they reach the engine in
+ * the order they arrived.
+ */
+export class Mutex {
+  private tail: Promise<void> = Promise.resolve()
+
+  /**
+   * A place in line now: `turn` resolves once every earlier place is released. Release it exactly
+   * once, whatever happens (before its turn too, when the work failed).
+   */
+  reserve(): { turn: Promise<void>; release: () => void } {
+    let release!: () => void
+    const mine = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const turn = this.tail
+    this.tail = turn.then(() => mine)
+    return { turn, release }
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    const { turn, release } = this.reserve()
+    await turn
+    try {
+      return await fn()
+    } finally {
+      release()
+    }
+  }
+}
