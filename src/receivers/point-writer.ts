@@ -11,7 +11,7 @@ import { Counter as PromCounter } from 'prom-client'
 import type { Point } from '../ingest/point.js'
 import type { Schemaless } from '../ingest/schemaless/schemaless.js'
 import type { Logger } from '../logger.js'
-import { TdError } from '../sql/errors.js'
+import { TdError } from '../td-error.js'
 import { isStorageUnavailable } from '../storage/errors.js'
 import type { Storage } from '../storage/index.js'
 

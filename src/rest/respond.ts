@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { TdError } from '../sql/errors.js'
+import { TdError } from '../td-error.js'
 import { storageUnavailableIn } from '../storage/errors.js'
 import type { RestFailure } from './auth.js'
 import { errorBody, JSON_CONTENT_TYPE } from './encode.js'

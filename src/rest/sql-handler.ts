@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { TD, TdError } from '../sql/errors.js'
+import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'

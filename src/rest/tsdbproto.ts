@@ -23,7 +23,7 @@ import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/
 import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
 import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
-import { TD, TdError } from '../sql/errors.js'
+import { TD, TdError } from '../td-error.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId } from './params.js'

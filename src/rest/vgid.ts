@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { dbNotExist } from '../sql/errors.js'
+import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/types.js'
 import type { Authenticator } from './auth.js'

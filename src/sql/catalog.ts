@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto'
 import type { Catalog, ChildTableSpec } from './catalog-types.js'
-import { TD, TdError, dbNotExist, tableNotExist } from './errors.js'
+import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
 import { durationTicks } from './time.js'
 import { ownedString } from '../owned-string.js'
 import { StorageUnavailableError, isStorageUnavailable } from '../storage/errors.js'

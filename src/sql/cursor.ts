@@ -1,4 +1,4 @@
-import { TD, TdError } from './errors.js'
+import { TD, TdError } from '../td-error.js'
 import { nearText, type Token } from './lexer.js'
 
 /**

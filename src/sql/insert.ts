@@ -1,6 +1,6 @@
 import type { ColumnDef, DatabaseInfo, RowBatch, StableInfo, TagValue } from '../storage/types.js'
 import type { InsertTarget, Span, ValueExpr } from './ast.js'
-import { TD, TdError, tableNotExist } from './errors.js'
+import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './executor.js'
 import { insertError, insertRows } from './parser.js'
 import { plainValueExpr, type PlainTuples } from './lexer.js'

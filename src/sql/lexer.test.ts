@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { tokenize, splitDuration } from './lexer.js'
 import { Cursor } from './cursor.js'
-import { TdError } from './errors.js'
+import { TdError } from '../td-error.js'
 
 function kv(sql: string): [string, string][] {
   return tokenize(sql).map((t) => [t.kind, t.value])

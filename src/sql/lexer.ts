@@ -1,5 +1,5 @@
 import type { ValueExpr } from './ast.js'
-import { TD, TdError } from './errors.js'
+import { TD, TdError } from '../td-error.js'
 
 /**
  * Hand-written lexer for the TDengine dialect (sql-dialect.md sections 1.2, 1.3, 7).

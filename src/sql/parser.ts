@@ -14,7 +14,7 @@ import type {
   ValueExpr,
 } from './ast.js'
 import { Cursor } from './cursor.js'
-import { TD, TdError } from './errors.js'
+import { TD, TdError } from '../td-error.js'
 import { splitDuration, tokenize, type Token } from './lexer.js'
 import { parseSelect } from './select/parse-select.js'
 

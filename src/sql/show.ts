@@ -2,7 +2,7 @@ import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../s
 import type { ShowStmt, TableRef } from './ast.js'
 import type { Catalog } from './catalog-types.js'
 import { requireDb, resolveDb } from './ddl.js'
-import { TD, TdError, tableNotExist } from './errors.js'
+import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ColumnMeta, SqlContext, SqlResult } from './result.js'
 import { keepText, SYSTEM_PRECISION, systemTable, tagValueText, typeText, vgroupRows, INS_TAGS_COLUMNS } from './system-tables.js'
 

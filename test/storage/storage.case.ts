@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Storage } from '../../src/storage/index.js'
 import type { ColumnDef, Precision } from '../../src/storage/types.js'
-import { TdError } from '../../src/sql/errors.js'
+import { TdError } from '../../src/td-error.js'
 
 export interface StorageSuiteOptions {
   /** open() reaches the same data again after close() */

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { TdError } from '../../sql/errors.js'
+import { TdError } from '../../td-error.js'
 import { createSqlExecutor } from '../../sql/executor.js'
 import type { SqlExecutor } from '../../sql/result.js'
 import { openStorage } from '../../storage/index.js'

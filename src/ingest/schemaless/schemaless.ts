@@ -25,7 +25,7 @@
  *  3. one writeRows.
  */
 import type { Catalog } from '../../sql/catalog-types.js'
-import { TD, TdError, dbNotExist } from '../../sql/errors.js'
+import { TD, TdError, dbNotExist } from '../../td-error.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, DatabaseInfo, Precision, RowBatch, StableInfo, TagValue, TdType } from '../../storage/types.js'

@@ -1,5 +1,5 @@
 import type { Cursor } from '../cursor.js'
-import { TD, TdError } from '../errors.js'
+import { TD, TdError } from '../../td-error.js'
 import { splitDuration, type Token } from '../lexer.js'
 import type {
   Duration,

@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog-types.js'
-import { dbNotExist, TD, TdError, tableNotExist } from '../errors.js'
+import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta, SqlContext } from '../result.js'
 import { nowTicks, parseTimestampString, todayTicks } from '../time.js'
 import type { ColumnDef, Dialect, Precision, TagValue, TdType } from '../../storage/types.js'

@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/index.js'
 import type { NumericChunk } from '../../storage/types.js'
-import { TD, TdError } from '../errors.js'
+import { TD, TdError } from '../../td-error.js'
 import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'

@@ -1,5 +1,5 @@
 import type { Precision } from '../../storage/types.js'
-import { TD, TdError } from '../errors.js'
+import { TD, TdError } from '../../td-error.js'
 import { durationTicks } from '../time.js'
 import type { Duration, FillMode, IntervalWindow } from './ast.js'
 

@@ -2,7 +2,7 @@
  * COPY ... FROM STDIN text format encoding (https://www.postgresql.org/docs/current/sql-copy.html):
  * columns separated by TAB, rows by LF, NULL as `\N`, and backslash, TAB, LF, CR escaped.
  */
-import { TD, TdError } from '../../sql/errors.js'
+import { TD, TdError } from '../../td-error.js'
 
 const NEEDS_ESCAPE = /[\\\t\n\r\0]/
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
