@@ -30,7 +30,7 @@ export interface AdapterProcess {
 }
 
 /** Starts the real adapter as a separate process, so its memory is measured on its own. */
-export async function startAdapterProcess(args: string[]): Promise<AdapterProcess> {
+export async function startAdapterProcess(args: string[], cwd?: string): Promise<AdapterProcess> {
   const port = await freePort()
   const child = spawn(
     process.execPath,
@@ -44,7 +44,7 @@ export async function startAdapterProcess(args: string[]): Promise<AdapterProces
       // BENCH_NODE_ARGS: extra V8/Node flags for experiments (e.g. --trace-gc; the adapter's stdout is then shown)
       ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),
       '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', ...args],
-    { stdio: ['ignore', process.env.BENCH_NODE_ARGS ? 'inherit' : 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
+    { cwd, stdio: ['ignore', process.env.BENCH_NODE_ARGS ? 'inherit' : 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000

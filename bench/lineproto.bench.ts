@@ -147,64 +147,101 @@ async function peerRun(peer: string, measurement: string, concurrency: number): 
 
 export interface PairedLp {
   concurrency: number
-  /** points/s of each round, adapter and InfluxDB */
+  /** points/s of each round: this tree's adapter, and what it is paired with */
   adapter: number[]
-  influxdb: number[]
+  other: number[]
 }
 
 /**
- * The adapter against InfluxDB 1.6 run for run: both servers up at once, and in each round the
- * two take turns at concurrency 1 and then 2, the one going first alternating from round to
- * round. On this 2-core VM the same run swings by 20-30% from one minute to the next, for the
- * peers as much as for the adapter; runs of one system after all runs of the other (lp,
- * lp-peers) then compare two different stretches of the machine, and three of them decided
- * nothing. Paired rounds share each stretch, so medians and per-round wins are a fair answer to
- * "ahead of InfluxDB". Each run writes 1000 series of its own after one warm-up run each.
+ * What lp-paired pairs this tree's adapter with: InfluxDB 1.6 (the default), or a second adapter
+ * for an A/B of two builds or two settings (BENCH_PAIRED_B_DIR: another checkout with its own
+ * node_modules; BENCH_PAIRED_B_ARGS: extra flags, e.g. `--lineproto.columnarLane=false`).
  */
-export async function runLpPairedBench(log: (s: string) => void, rounds: number): Promise<PairedLp[] | undefined> {
-  try {
-    await runBash([PEERS_SH, 'start', 'influxdb'])
-  } catch (err) {
-    log(`influxdb: not started (${(err as Error).message.split('\n')[0]})`)
+export interface PairedAgainst {
+  name: string
+  dir?: string
+  args: string[]
+}
+
+export function pairedAgainstFromEnv(): PairedAgainst | undefined {
+  const dir = process.env.BENCH_PAIRED_B_DIR
+  const args = (process.env.BENCH_PAIRED_B_ARGS ?? '').split(' ').filter(Boolean)
+  if (dir === undefined && args.length === 0) {
     return undefined
   }
+  return { name: `B (${[dir, ...args].filter(Boolean).join(' ')})`, dir: dir === undefined ? undefined : resolve(dir), args }
+}
+
+/**
+ * The adapter against InfluxDB 1.6 (or a second adapter, `against`) run for run: both servers up
+ * at once, and in each round the two take turns at concurrency 1 and then 2, the one going first
+ * alternating from round to round. On this 2-core VM the same run swings by 20-30% from one
+ * minute to the next, for the peers as much as for the adapter; runs of one system after all runs
+ * of the other (lp, lp-peers) then compare two different stretches of the machine, and three of
+ * them decided nothing. Paired rounds share each stretch, so medians and per-round wins are a
+ * fair answer to "ahead of". Each run writes 1000 series of its own after one warm-up run each.
+ */
+export async function runLpPairedBench(log: (s: string) => void, rounds: number, against?: PairedAgainst): Promise<PairedLp[] | undefined> {
+  if (against === undefined) {
+    try {
+      await runBash([PEERS_SH, 'start', 'influxdb'])
+    } catch (err) {
+      log(`influxdb: not started (${(err as Error).message.split('\n')[0]})`)
+      return undefined
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'db-adapter-lp-paired-'))
+  const stops: Array<() => Promise<void>> = []
   try {
     const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'lp.duckdb')}`, '--log.path=' + dir])
-    try {
-      let k = 0
-      log('warm-up: one run each')
-      await adapterRun(adapter, `pw${k}`, 1)
-      await peerRun('influxdb', `pw${k++}`, 1)
-      const out = [1, 2].map((concurrency): PairedLp => ({ concurrency, adapter: [], influxdb: [] }))
-      for (let round = 0; round < rounds; round++) {
-        for (const pair of out) {
-          const order = round % 2 === 0 ? (['adapter', 'influxdb'] as const) : (['influxdb', 'adapter'] as const)
-          for (const system of order) {
-            const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await peerRun('influxdb', `p${k}`, pair.concurrency)
-            k++
-            pair[system].push(r.pointsPerSec)
-          }
-          const i = pair.adapter.length - 1
-          log(`round ${round + 1}, concurrency ${pair.concurrency}: adapter ${Math.round(pair.adapter[i]).toLocaleString('en-US')}, influxdb ${Math.round(pair.influxdb[i]).toLocaleString('en-US')} points/s`)
-        }
-      }
-      return out
-    } finally {
-      await adapter.stop()
+    stops.push(() => adapter.stop())
+    let otherRun: (db: string, concurrency: number) => Promise<LpRun>
+    if (against === undefined) {
+      otherRun = (db, concurrency) => peerRun('influxdb', db, concurrency)
+    } else {
+      const b = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'b.duckdb')}`, '--log.path=' + dir, ...against.args], against.dir)
+      stops.push(() => b.stop())
+      otherRun = (db, concurrency) => adapterRun(b, db, concurrency)
     }
+    const otherName = against?.name ?? 'influxdb'
+    let k = 0
+    log('warm-up: one run each')
+    await adapterRun(adapter, `pw${k}`, 1)
+    await otherRun(`pw${k++}`, 1)
+    const out = [1, 2].map((concurrency): PairedLp => ({ concurrency, adapter: [], other: [] }))
+    for (let round = 0; round < rounds; round++) {
+      for (const pair of out) {
+        const order = round % 2 === 0 ? (['adapter', 'other'] as const) : (['other', 'adapter'] as const)
+        for (const system of order) {
+          const r = system === 'adapter' ? await adapterRun(adapter, `p${k}`, pair.concurrency) : await otherRun(`p${k}`, pair.concurrency)
+          k++
+          pair[system].push(r.pointsPerSec)
+        }
+        const i = pair.adapter.length - 1
+        log(`round ${round + 1}, concurrency ${pair.concurrency}: adapter ${Math.round(pair.adapter[i]).toLocaleString('en-US')}, ${otherName} ${Math.round(pair.other[i]).toLocaleString('en-US')} points/s`)
+      }
+    }
+    return out
   } finally {
-    await runBash([PEERS_SH, 'stop', 'influxdb']).catch(() => undefined)
+    for (const stop of stops) {
+      await stop().catch(() => undefined)
+    }
+    if (against === undefined) {
+      await runBash([PEERS_SH, 'stop', 'influxdb']).catch(() => undefined)
+    }
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-/** Medians and wins of paired runs, as the bench prints them. */
-export function pairedSummary(p: PairedLp): { adapter: number; influxdb: number; ratio: number; wins: number; rounds: number } {
+/** Medians, wins and the mean log-ratio ln(adapter / other) with its standard error, as the bench prints them. */
+export function pairedSummary(p: PairedLp): { adapter: number; other: number; ratio: number; wins: number; rounds: number; logRatio: number; logRatioSe: number } {
   const adapter = median(p.adapter)
-  const influxdb = median(p.influxdb)
-  const wins = p.adapter.filter((a, i) => a > p.influxdb[i]).length
-  return { adapter, influxdb, ratio: adapter / influxdb, wins, rounds: p.adapter.length }
+  const other = median(p.other)
+  const wins = p.adapter.filter((a, i) => a > p.other[i]).length
+  const logs = p.adapter.map((a, i) => Math.log(a / p.other[i]))
+  const mean = logs.reduce((x, y) => x + y, 0) / logs.length
+  const variance = logs.length > 1 ? logs.reduce((x, y) => x + (y - mean) ** 2, 0) / (logs.length - 1) : NaN
+  return { adapter, other, ratio: adapter / other, wins, rounds: p.adapter.length, logRatio: mean, logRatioSe: Math.sqrt(variance / logs.length) }
 }
 
 /** Peer write URLs for the TSBS bodies (ns timestamps, the line-protocol default). */

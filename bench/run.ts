@@ -3,13 +3,14 @@
  * process beside a floor (the same work done directly in the backend).
  * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg (default: sql,lp,tsbs,prom,ping,pg; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
- * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5).
+ * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
+ * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
  */
 import { fmt } from './lib.js'
 import { runPingBench } from './ping.bench.js'
 import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
-import { lpRunLabel, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
+import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
@@ -132,8 +133,10 @@ if (selected.has('lp-peers')) {
 }
 
 if (selected.has('lp-paired')) {
-  console.log('line protocol, adapter and InfluxDB 1.6 run for run (gen_lp.mjs, paired rounds)')
-  const paired = await runLpPairedBench(log, Number(process.env.BENCH_PAIRED_ROUNDS ?? 5))
+  const against = pairedAgainstFromEnv()
+  const otherName = against?.name ?? 'InfluxDB 1.6'
+  console.log(`line protocol, adapter and ${otherName} run for run (gen_lp.mjs, paired rounds)`)
+  const paired = await runLpPairedBench(log, Number(process.env.BENCH_PAIRED_ROUNDS ?? 5), against)
   if (paired !== undefined) {
     console.table(
       Object.fromEntries(
@@ -143,8 +146,9 @@ if (selected.has('lp-paired')) {
             `concurrency ${p.concurrency}`,
             {
               'adapter, median points/s': fmt(s.adapter),
-              'InfluxDB, median points/s': fmt(s.influxdb),
+              [`${otherName}, median points/s`]: fmt(s.other),
               ratio: fmt(s.ratio, 2),
+              'mean ln(ratio) ± se': `${s.logRatio >= 0 ? '+' : ''}${fmt(s.logRatio, 3)} ± ${fmt(s.logRatioSe, 3)}`,
               'adapter ahead in': `${s.wins} of ${s.rounds} rounds`,
             },
           ]
