@@ -1,6 +1,6 @@
 /**
  * A line-protocol parse worker (worker-pool.ts starts it): bodies in, parsed slices out
- * (parsed-slice.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
+ * (slice-encoder.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
  * thread's schema work and appends, instead of before them.
  *
  * A body is posted as slices of about WORKER_SLICE_CHARS, so the main thread consumes the first slice
@@ -9,7 +9,7 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
-import { SliceEncoder, encodeSlices } from './parsed-slice.js'
+import { SliceEncoder, encodeSlices } from './slice-encoder.js'
 
 export interface ParseJob {
   job: number

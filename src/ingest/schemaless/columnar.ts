@@ -3,7 +3,7 @@
  * The columnar lane of schemaless writes, for line protocol parsed by the workers: a body whose
  * every line belongs to a child table that exists, with fields that are existing columns of the
  * same numeric, BIGINT or BOOL type, and whose timestamps rise per series, goes from the workers'
- * typed arrays (parsed-slice.ts) into typed columns per super table and on to the engine's
+ * typed arrays (lineproto/slice-encoder.ts) into typed columns per super table and on to the engine's
  * appendColumns, without a point object, a row array or a boxed number per line.
  *
  * The lane only writes what the row path (schemaless.ts) would write for the same body: the same
@@ -19,10 +19,10 @@
  */
 import type { Catalog } from '../../sql/catalog-types.js'
 import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
-import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf, type ReceivedSlice, type SeriesDef, type ShapeDef } from '../lineproto/parsed-slice.js'
+import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf } from '../lineproto/slice-format.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { WorkSlice } from '../../event-loop.js'
-import type { WriteResult } from './schemaless.js'
+import type { LaneMiss, ReceivedSlice, SeriesDef, ShapeDef, WriteResult } from '../types.js'
 
 export interface ColumnarDeps {
   catalog: Catalog
@@ -100,15 +100,6 @@ interface ShapePlan {
   columns: Int32Array
   kinds: Uint8Array
 }
-
-/**
- * Why the lane left a body to the row path, having written nothing: `tables` when its database, a
- * super table or a child table does not exist yet (the row path creates them, so the next body of
- * the same series can take the lane); `body` for anything else (a string field, a new column, a
- * bad line, timestamps out of order or not newer than the stored ones, an engine without a column
- * append).
- */
-export type LaneMiss = 'tables' | 'body'
 
 /** Writes the slices through the columnar lane, or says why the row path must take the body. `db` is already normalised. */
 export async function writeColumnar(
