@@ -28,9 +28,7 @@ const encoder = new SliceEncoder()
 
 /**
  * Parsing is background work: the main thread answers readiness probes and queries, and on a
- * machine with few cores it must not wait for a parse worker's time slice (`/-/ping` p99 under
- * full ingest went from ~7 to ~10 ms with a worker at the main thread's priority on 2 cores).
- * On Linux, setpriority(2) with pid 0 changes the calling thread only; raising one's own nice
+ * machine with few cores it must not wait for a parse worker's time slice. On Linux, setpriority(2) with pid 0 changes the calling thread only; raising one's own nice
  * value needs no privilege.
  */
 const WORKER_NICE = 10

@@ -86,10 +86,9 @@ export class PlainLineReader {
       return false
     }
     // Agents send their series in the same order body after body, so the series that followed
-    // the last line's the last time is tried first: a match needs no hash and no lookup (in one
-    // thread, gen_lp lines 0.24-0.27 instead of 0.29-0.33 us, TSBS lines with 190 characters of
-    // tags 1.6-1.8 instead of 2.1-2.2 us). A prediction is a series a plain line matched, so
-    // its text has no backslash, and neither has a line that matches it.
+    // the last line's the last time is tried first: a match needs no hash and no lookup. A
+    // prediction is a series a plain line matched, so its text has no backslash, and neither has
+    // a line that matches it.
     let entry = this.lastPlain?.next
     if (entry === undefined || !sameText(entry.raw, s, pos, sp)) {
       entry = this.hashedSeries(s, pos, sp)
@@ -213,8 +212,8 @@ export class PlainLineReader {
 
   /** The series whose raw text is s[pos, sp), found by its hash; undefined when none or when a backslash may escape the space at sp. */
   private hashedSeries(s: string, pos: number, sp: number): FastSeries | undefined {
-    // seriesTextHash(s, pos, sp), computed in the same pass that looks for a backslash: 0.29
-    // instead of 0.32 us a gen_lp line as two calls
+    // seriesTextHash(s, pos, sp), computed in the same pass that looks for a backslash (faster
+    // than two calls)
     let h = sp - pos
     for (let k = pos; k < sp; k++) {
       const c = s.charCodeAt(k)

@@ -15,7 +15,7 @@
  *
  * Why: with concurrent writes the main thread is the bottleneck of line-protocol ingest, and
  * turning each parsed point back into a Point, a row and a DuckDB chunk value cost it more than
- * DuckDB's own append (in process: ~1.15-1.2 us per point through the rows, ~0.55-0.65 us here).
+ * DuckDB's own append (figures: bench/README.md).
  */
 import type { Catalog } from '../../sql/catalog-types.js'
 import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
@@ -47,11 +47,10 @@ interface SeriesTarget {
  * What the series of one worker dictionary resolved to in one database, kept across requests: a
  * worker sends a series once, and resolving 1000 series again for every 5000-line body (names,
  * child-name cache, catalog lookups, one object and map entry each) was the main thread's largest
- * source of garbage under concurrent ingest (~110 KB of 340 KB allocated per write). A target is
- * used again only while the catalog still holds the very same super table and child table
- * objects (the catalog replaces them on every change), so DDL in between is seen; checking that
- * is skipped while the catalog's version is the one it was last checked at (four map lookups a
- * series were ~4% of the main thread's time under gen_lp at concurrency 2).
+ * source of garbage under concurrent ingest. A target is used again only while the catalog still
+ * holds the very same super table and child table objects (the catalog replaces them on every
+ * change), so DDL in between is seen; checking that is skipped while the catalog's version is the
+ * one it was last checked at (the lookups showed in profiles).
  */
 export class SeriesTargets {
   readonly targets: Array<SeriesTarget | undefined> = []

@@ -46,7 +46,7 @@ export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state
     }
     const missing = st.children.filter((c) => c.tid === undefined && !c.dead)
     if (missing.length > 1 && catalog.createChildTables !== undefined) {
-      // one catalog transaction for all of them (~5 ms per child one by one); all or none, so
+      // one catalog transaction for all of them (not one per child); all or none, so
       // on a TdError the loop below retries one by one to reject only the offending children
       try {
         const infos = await catalog.createChildTables(
