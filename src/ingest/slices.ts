@@ -6,7 +6,7 @@
 import { yieldToEventLoop } from '../event-loop.js'
 
 /** ~0.5 ms of line-protocol parsing and schemaless bookkeeping at ~70 bytes a line */
-export const SLICE_BYTES = 8 * 1024
+const SLICE_BYTES = 8 * 1024
 
 /**
  * Consecutive slices of the UTF-8 `body` that end after a newline (the last may not), each

@@ -14,7 +14,7 @@ export const TS_BIGINT = 2
 export const KIND_NUM = 0
 export const KIND_BOOL = 1
 export const KIND_BIG = 2
-export const KIND_STR = 3
+const KIND_STR = 3
 
 /** Which value stream a field type's values travel in. */
 export function kindOf(type: FieldType): number {

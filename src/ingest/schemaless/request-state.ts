@@ -50,7 +50,7 @@ export interface ColState {
   seenPoint: number
 }
 
-export interface ChildAcc {
+interface ChildAcc {
   name: string
   /** undefined until the child exists */
   tid: number | undefined

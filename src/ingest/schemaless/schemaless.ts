@@ -16,13 +16,16 @@
  *    only after it committed, so callers acknowledge committed data only.
  *
  * How a request runs:
- *  1. a synchronous pass over the points against the cached catalog. Known schema -> no awaits at
- *     all; what is missing (database, super tables, columns, widths, child tables) is collected;
+ *  1. a synchronous pass over the points against the cached catalog (request-state.ts). Known
+ *     schema -> no awaits at all; what is missing (database, super tables, columns, widths, child
+ *     tables) is collected;
  *  2. only when something is missing: under a per-database lock the schema changes are applied,
- *     re-checked against the catalog as it is now (another request may have changed it). If
- *     another request made a column with another type meanwhile, pass 1 runs again under the lock
- *     (the point source is re-run; parsing is deterministic) so the lines get the right verdicts;
- *  3. one writeRows.
+ *     re-checked against the catalog as it is now (schema-changes.ts; another request may have
+ *     changed it). If another request made a column with another type meanwhile, pass 1 runs
+ *     again under the lock (the point source is re-run; parsing is deterministic) so the lines
+ *     get the right verdicts;
+ *  3. one writeRows (row-batches.ts).
+ * Worker-parsed line protocol may take the columnar lane instead (columnar.ts, writeColumnar).
  */
 import { dbNotExist } from '../../td-error.js'
 import { KeyedMutex } from '../../mutex.js'
