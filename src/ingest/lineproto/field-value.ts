@@ -1,7 +1,7 @@
 /**
  * Line-protocol field values that are not strings: the decimal grammar, the type suffixes
  * (`i`, `u`, `i8`..`u64`, `f32`, `f64`) with TDengine's range checks and messages, and booleans.
- * Pure helpers of LineProtoParser (parse.ts), split from it for length.
+ * Pure helpers of LineProtoParser (parse.ts), apart from its scanning of names and sections.
  */
 import { LineFailure } from '../errors.js'
 import type { FieldType, PointBuilder } from '../point.js'
@@ -32,6 +32,7 @@ const U64_LABEL = `bigint unsigned out of range[0,${U64_MAX}]`
 const FLT_MAX = 3.4028234663852886e38
 const FLOAT_LABEL = 'float out of range[-3.402823466e+38,3.402823466e+38]'
 
+/** Adds the unquoted number s[i, j) as field `key` to `b` (typed by its suffix), or throws LineFailure. */
 export function parseNumber(b: PointBuilder, s: string, key: string, i: number, j: number): void {
   // Decimal grammar only: [+-] digits [. digits] [e [+-] digits], at least one digit. Rejects
   // what Number() would also take (hex, Infinity, empty, whitespace).
