@@ -31,3 +31,27 @@ export class Mutex {
     }
   }
 }
+
+/**
+ * One Mutex per key (the schemaless core's schema changes take turns per database). A key's
+ * mutex is kept only while someone holds or waits for it.
+ */
+export class KeyedMutex<K> {
+  private readonly byKey = new Map<K, { mutex: Mutex; users: number }>()
+
+  async run<T>(key: K, fn: () => Promise<T>): Promise<T> {
+    let entry = this.byKey.get(key)
+    if (entry === undefined) {
+      entry = { mutex: new Mutex(), users: 0 }
+      this.byKey.set(key, entry)
+    }
+    entry.users++
+    try {
+      return await entry.mutex.run(fn)
+    } finally {
+      if (--entry.users === 0) {
+        this.byKey.delete(key)
+      }
+    }
+  }
+}

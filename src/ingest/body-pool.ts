@@ -4,9 +4,8 @@
  * Every new ArrayBuffer counts as external memory for V8, and past a limit V8 collects garbage
  * because of it. A 5000-line write used to allocate its bytes four times on the main thread
  * (Node's body chunks, @hono/node-server's concatenation and ArrayBuffer copy, the copy posted to
- * a worker); under full ingest the main isolate ran a full mark-compact every ~0.4 s and a
- * scavenge every ~0.15 s for "external memory pressure", with incremental marking steps of up to
- * 5 ms in between requests: the main cause of slow `/-/ping` answers. A body read into a slab of
+ * a worker); under full ingest the collections V8 ran for "external memory pressure" were the
+ * main cause of slow `/-/ping` answers. A body read into a slab of
  * this pool goes to the workers without a copy (a SharedArrayBuffer is shared, not cloned, by
  * postMessage) and the slab serves the next body once every reader let go of it.
  */

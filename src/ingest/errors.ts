@@ -86,7 +86,7 @@ function formatMessage(init: IngestParseErrorInit, quote: string): string {
  * Cuts `s` to at most `maxBytes` UTF-8 bytes without splitting a character, marking the cut with
  * an ellipsis (counted in the budget).
  */
-export function truncateUtf8(s: string, maxBytes: number): string {
+function truncateUtf8(s: string, maxBytes: number): string {
   // Fast exit: every UTF-16 unit is at most 3 UTF-8 bytes.
   if (s.length * 3 <= maxBytes) {
     return s

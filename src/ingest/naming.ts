@@ -1,15 +1,17 @@
 /**
- * Child-table naming for schemaless writes (sql-dialect 9.3 rule 3), as TDengine's
+ * Names of schemaless writes: database names as taosAdapter takes them, super tables
+ * (smlDot2Underline), and child tables (sql-dialect 9.3 rule 3), named as TDengine's
  * `buildChildTableName` does it: sort the tags by key, MD5 `stable,k1=v1,k2=v2,...` (UTF-8 bytes),
  * name the table `t_` + 32 lower-case hex digits. With no tags the super table gets the single
  * NCHAR tag `_tag_null` (NULL) and the MD5 covers the super table name alone.
  *
- * `stable` must already be the stored name (after the dot->underscore replacement of
- * smlDot2Underline); the explicit child-name tag and the delimiter rules (9.3 rules 1-2) are the
- * core's choice and do not reach this function.
+ * childTableName's `stable` must already be the stored name (after the dot->underscore
+ * replacement of smlDot2Underline); the explicit child-name tag and the delimiter rules (9.3
+ * rules 1-2) are the core's choice and do not reach it.
  */
 import { createHash } from 'node:crypto'
 import { ownedString } from '../owned-string.js'
+import { TD, TdError } from '../td-error.js'
 
 /** Tag a super table gets when its points carry no tags at all. */
 export const TAG_NULL_NAME = '_tag_null'
@@ -67,4 +69,24 @@ function isAscii(s: string): boolean {
     }
   }
   return true
+}
+
+/** smlDot2Underline (TDengine 3.x default): dots in a measurement become `_` (`meters.current` -> `meters_current`). */
+export function stableNameOf(measurement: string): string {
+  return measurement.includes('.') ? measurement.replaceAll('.', '_') : measurement
+}
+
+/** Longest database name (TDengine's limit). */
+const MAX_DB_NAME_BYTES = 64
+
+/** Database names as taosAdapter uses them: unquoted in `use <db>`, so case-folded identifiers. */
+export function normaliseDbName(raw: string): string {
+  const db = raw.toLowerCase()
+  if (!/^[a-z_][a-z0-9_]*$/.test(db) || db.length > MAX_DB_NAME_BYTES) {
+    throw new TdError(
+      TD.MND_INVALID_DB,
+      `Invalid database name "${raw}": letters, digits and _ only, not starting with a digit, at most ${MAX_DB_NAME_BYTES} characters`,
+    )
+  }
+  return db
 }

@@ -6,15 +6,15 @@
 import { yieldToEventLoop } from '../event-loop.js'
 
 /** ~0.5 ms of line-protocol parsing and schemaless bookkeeping at ~70 bytes a line */
-export const SLICE_BYTES = 8 * 1024
+const SLICE_BYTES = 8 * 1024
 
 /**
  * Consecutive slices of the UTF-8 `body` that end after a newline (the last may not), each
  * decoded to text, with the number of lines before it; an empty body yields nothing.
  *
  * Each slice is decoded from its own bytes rather than cut from the decoded body: V8 makes a cut
- * of a long string a view of it (a sliced string), and the parsers read such a view ~40% slower
- * (line protocol: ~490 vs ~350 ns per gen_lp line). A newline byte never occurs inside a UTF-8
+ * of a long string a view of it (a sliced string), and the parsers read such a view markedly
+ * slower (figures: bench/README.md). A newline byte never occurs inside a UTF-8
  * sequence, so the slices decode to exactly the whole body's text.
  */
 export function* lineSlices(body: Uint8Array, sliceBytes = SLICE_BYTES): Generator<{ slice: string; lineOffset: number; last: boolean }> {

@@ -18,7 +18,7 @@
 import os from 'node:os'
 import type { MetricObjectWithValues, MetricValue, Registry } from 'prom-client'
 import { createSchemaless } from '../ingest/schemaless/schemaless.js'
-import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import type { Schemaless } from '../ingest/types.js'
 import type { Field, Point } from '../ingest/point.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../storage/index.js'

@@ -10,7 +10,7 @@
 import { createSocket, type Socket } from 'node:dgram'
 import type { AppConfig } from '../config/types.js'
 import { parseCollectdPacket } from '../ingest/collagent/parse.js'
-import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../storage/index.js'
 import { PointWriter, ThrottledLog, type ReceiverMetrics } from './point-writer.js'

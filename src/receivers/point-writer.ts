@@ -9,7 +9,7 @@
 import type { Counter, Registry } from 'prom-client'
 import { Counter as PromCounter } from 'prom-client'
 import type { Point } from '../ingest/point.js'
-import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import { TdError } from '../td-error.js'
 import { isStorageUnavailable } from '../storage/errors.js'

@@ -9,7 +9,7 @@
 import type { Hono } from 'hono'
 import type { AppConfig } from '../config/types.js'
 import { createSchemaless } from '../ingest/schemaless/schemaless.js'
-import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import type { IngestMetrics } from '../monitor/ingest-metrics.js'
 import type { Storage } from '../storage/index.js'

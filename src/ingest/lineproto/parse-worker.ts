@@ -1,6 +1,6 @@
 /**
  * A line-protocol parse worker (worker-pool.ts starts it): bodies in, parsed slices out
- * (parsed-slice.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
+ * (slice-encoder.ts). Parsing is the largest CPU cost of a write, so it runs here, beside the main
  * thread's schema work and appends, instead of before them.
  *
  * A body is posted as slices of about WORKER_SLICE_CHARS, so the main thread consumes the first slice
@@ -9,7 +9,7 @@
 import { setPriority } from 'node:os'
 import { parentPort } from 'node:worker_threads'
 import { LineProtoParser } from './parse.js'
-import { SliceEncoder, encodeSlices } from './parsed-slice.js'
+import { SliceEncoder, encodeSlices } from './slice-encoder.js'
 
 export interface ParseJob {
   job: number
@@ -28,9 +28,7 @@ const encoder = new SliceEncoder()
 
 /**
  * Parsing is background work: the main thread answers readiness probes and queries, and on a
- * machine with few cores it must not wait for a parse worker's time slice (`/-/ping` p99 under
- * full ingest went from ~7 to ~10 ms with a worker at the main thread's priority on 2 cores).
- * On Linux, setpriority(2) with pid 0 changes the calling thread only; raising one's own nice
+ * machine with few cores it must not wait for a parse worker's time slice. On Linux, setpriority(2) with pid 0 changes the calling thread only; raising one's own nice
  * value needs no privilege.
  */
 const WORKER_NICE = 10

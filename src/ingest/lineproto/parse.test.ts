@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { IngestParseError, MAX_QUOTE_BYTES } from '../errors.js'
 import { clonePoint, seriesKeyOf, type Field, type Point } from '../point.js'
-import { LineProtoParser, parseLineProtocol } from './parse.js'
+import { LineProtoParser } from './parse.js'
 
 const parser = new LineProtoParser()
 
@@ -57,7 +57,7 @@ const big = (name: string, value: bigint): Field => ({ name, type: 'BIGINT', val
 const str = (name: string, value: string): Field => ({ name, type: 'VARCHAR', value })
 const bool = (name: string, value: boolean): Field => ({ name, type: 'BOOL', value })
 
-describe('parseLineProtocol: valid lines', () => {
+describe('LineProtoParser.parse: valid lines', () => {
   it('parses shapes, whitespace and line endings', () => {
     // Minimal line, no tags, no timestamp
     check('m f=1', [pt('m', [], [dbl('f', 1)])])
@@ -200,7 +200,7 @@ describe('parseLineProtocol: valid lines', () => {
   })
 })
 
-describe('parseLineProtocol: failures', () => {
+describe('LineProtoParser.parse: failures', () => {
   it('rejects malformed lines with a reason', () => {
     // Missing parts
     fail('m', 'missing fields')
@@ -321,7 +321,7 @@ describe('parseLineProtocol: failures', () => {
   })
 })
 
-describe('parseLineProtocol: mixed bodies', () => {
+describe('LineProtoParser.parse: mixed bodies', () => {
   it('reports bad lines and keeps parsing, with 1-based physical line numbers', () => {
     const body = [
       '# header', // 1
@@ -342,7 +342,7 @@ describe('parseLineProtocol: mixed bodies', () => {
   it('reuses one point object between lines (callers must copy)', () => {
     const seen: Point[] = []
     const copies: Point[] = []
-    parseLineProtocol(
+    new LineProtoParser().parse(
       'a,t=1 f=1\nb,t=2 f=2',
       (p) => {
         seen.push(p)
@@ -370,7 +370,7 @@ describe('parseLineProtocol: mixed bodies', () => {
 
   it('lets an exception thrown by a callback propagate', () => {
     expect(() =>
-      parseLineProtocol(
+      new LineProtoParser().parse(
         'm f=1',
         () => {
           throw new RangeError('sink full')

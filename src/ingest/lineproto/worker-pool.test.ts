@@ -6,10 +6,10 @@
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
 import { clonePoint, type Point } from '../point.js'
-import type { PointSource, Rejection } from '../schemaless/schemaless.js'
+import type { PointSource, Rejection } from '../types.js'
 import { forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
-import { decodeSlice } from './parsed-slice.js'
+import { decodeSlice } from './slice-decoder.js'
 import { BodyPool } from '../body-pool.js'
 import { MIN_PART_BYTES, createLineProtoWorkers, parseWorkerCount, splitBody, type LineProtoWorkers } from './worker-pool.js'
 

@@ -2,8 +2,7 @@
  * Line-protocol parse workers (`lineproto.parseWorkers`): the main thread hands a body to a
  * worker and consumes its parsed slices as they arrive, so parsing one slice overlaps the schema
  * work and appends of the previous one, and parsing of one request overlaps the writing of
- * another. On this project's 2-core bench machine parsing was ~45% of the main thread's time per
- * point.
+ * another. Parsing was the largest share of the main thread's time per point.
  *
  * A worker that dies is replaced by the next request that needs one. The parts of bodies it
  * had sent nothing of are parsed on the main thread; a body it was half-way through fails (the
@@ -16,10 +15,11 @@ import type { Logger } from '../../logger.js'
 import { siblingModule, startModuleWorker } from '../../worker-thread.js'
 import { WorkSlice } from '../../event-loop.js'
 import type { Point } from '../point.js'
-import type { PointSource, Rejection } from '../schemaless/schemaless.js'
+import type { PointSource, ReceivedSlice, Rejection, SliceMessage } from '../types.js'
 import { asBuffer, forEachLineSlice } from '../slices.js'
 import { LineProtoParser } from './parse.js'
-import { SliceDictionary, SliceEncoder, decodeSlice, encodeSlices, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
+import { SliceDictionary, decodeSlice } from './slice-decoder.js'
+import { SliceEncoder, encodeSlices } from './slice-encoder.js'
 import type { ParseJob } from './parse-worker.js'
 import type { BodyLease } from '../body-pool.js'
 
@@ -54,8 +54,7 @@ export function splitBody(body: Uint8Array, parts: number): Array<{ start: numbe
     if (end < body.length) {
       // a part ends just after a newline (10 never occurs inside a UTF-8 sequence), so it has
       // exactly as many lines as newlines; nothing needs the last part's count (a body for the
-      // columnar lane is one part: counting its 5000 lines was ~9% of the main thread's busy
-      // time in a CPU profile under gen_lp at concurrency 2)
+      // columnar lane is one part, and counting its lines showed in profiles)
       for (let nl = buf.indexOf(10, start); nl >= 0 && nl < end; nl = buf.indexOf(10, nl + 1)) {
         lineOffset++
       }
@@ -350,9 +349,8 @@ export function createLineProtoWorkers(count: number, logger: Logger, options: L
     return pw
   }
 
-  // Started now rather than by the first write: loading a worker took ~240 ms (under tsx), which
-  // the first write after a start waited for (a 5000-line write into a fresh database answered in
-  // ~500 ms instead of ~260 ms). A worker that dies later is started again by the next write.
+  // Started now rather than by the first write, which would wait for them to load. A worker that
+  // dies later is started again by the next write.
   for (let slot = 0; slot < count; slot++) {
     start(slot)
   }

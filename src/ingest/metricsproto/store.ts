@@ -15,7 +15,7 @@ import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
 import type { ChildTableSpec } from '../../sql/catalog-types.js'
 import { dbNotExist } from '../../td-error.js'
-import { normaliseDbName } from '../schemaless/schemaless.js'
+import { normaliseDbName } from '../naming.js'
 import { ReadResponseBuilder } from './proto.js'
 import type { Label, ReadRequest, TimeSeries, WriteRequest } from './proto.js'
 import {

@@ -2,10 +2,11 @@ import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openStorage, type Storage } from '../../storage/index.js'
 import { LineProtoParser } from '../lineproto/parse.js'
-import { SliceDictionary, SliceEncoder, decodeSlice, type ReceivedSlice } from '../lineproto/parsed-slice.js'
+import { SliceDictionary, decodeSlice } from '../lineproto/slice-decoder.js'
+import { SliceEncoder } from '../lineproto/slice-encoder.js'
 import { lineSlices } from '../slices.js'
-import { createSchemaless, type Schemaless, type WriteOptions } from './schemaless.js'
-import type { LaneMiss } from './columnar.js'
+import type { LaneMiss, ReceivedSlice, Schemaless, WriteOptions } from '../types.js'
+import { createSchemaless } from './schemaless.js'
 
 /** A body cut into slices as a parse worker sends them (one encoder and dictionary per "worker"). */
 class FakeWorker {

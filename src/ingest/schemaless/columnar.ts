@@ -3,7 +3,7 @@
  * The columnar lane of schemaless writes, for line protocol parsed by the workers: a body whose
  * every line belongs to a child table that exists, with fields that are existing columns of the
  * same numeric, BIGINT or BOOL type, and whose timestamps rise per series, goes from the workers'
- * typed arrays (parsed-slice.ts) into typed columns per super table and on to the engine's
+ * typed arrays (lineproto/slice-encoder.ts) into typed columns per super table and on to the engine's
  * appendColumns, without a point object, a row array or a boxed number per line.
  *
  * The lane only writes what the row path (schemaless.ts) would write for the same body: the same
@@ -15,14 +15,14 @@
  *
  * Why: with concurrent writes the main thread is the bottleneck of line-protocol ingest, and
  * turning each parsed point back into a Point, a row and a DuckDB chunk value cost it more than
- * DuckDB's own append (in process: ~1.15-1.2 us per point through the rows, ~0.55-0.65 us here).
+ * DuckDB's own append (figures: bench/README.md).
  */
 import type { Catalog } from '../../sql/catalog-types.js'
 import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
-import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf, type ReceivedSlice, type SeriesDef, type ShapeDef } from '../lineproto/parsed-slice.js'
+import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf } from '../lineproto/slice-format.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { WorkSlice } from '../../event-loop.js'
-import type { WriteResult } from './schemaless.js'
+import type { LaneMiss, ReceivedSlice, SeriesDef, ShapeDef, WriteResult } from '../types.js'
 
 export interface ColumnarDeps {
   catalog: Catalog
@@ -47,11 +47,10 @@ interface SeriesTarget {
  * What the series of one worker dictionary resolved to in one database, kept across requests: a
  * worker sends a series once, and resolving 1000 series again for every 5000-line body (names,
  * child-name cache, catalog lookups, one object and map entry each) was the main thread's largest
- * source of garbage under concurrent ingest (~110 KB of 340 KB allocated per write). A target is
- * used again only while the catalog still holds the very same super table and child table
- * objects (the catalog replaces them on every change), so DDL in between is seen; checking that
- * is skipped while the catalog's version is the one it was last checked at (four map lookups a
- * series were ~4% of the main thread's time under gen_lp at concurrency 2).
+ * source of garbage under concurrent ingest. A target is used again only while the catalog still
+ * holds the very same super table and child table objects (the catalog replaces them on every
+ * change), so DDL in between is seen; checking that is skipped while the catalog's version is the
+ * one it was last checked at (the lookups showed in profiles).
  */
 export class SeriesTargets {
   readonly targets: Array<SeriesTarget | undefined> = []
@@ -100,15 +99,6 @@ interface ShapePlan {
   columns: Int32Array
   kinds: Uint8Array
 }
-
-/**
- * Why the lane left a body to the row path, having written nothing: `tables` when its database, a
- * super table or a child table does not exist yet (the row path creates them, so the next body of
- * the same series can take the lane); `body` for anything else (a string field, a new column, a
- * bad line, timestamps out of order or not newer than the stored ones, an engine without a column
- * append).
- */
-export type LaneMiss = 'tables' | 'body'
 
 /** Writes the slices through the columnar lane, or says why the row path must take the body. `db` is already normalised. */
 export async function writeColumnar(

@@ -13,7 +13,7 @@ import { openStorage } from '../../storage/index.js'
 import type { Storage } from '../../storage/index.js'
 import type { Field, Point } from '../point.js'
 import { createSchemaless } from './schemaless.js'
-import type { Schemaless } from './schemaless.js'
+import type { Schemaless } from '../types.js'
 
 function md5Name(stable: string, tags: Array<[string, string]>): string {
   const sorted = [...tags].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))

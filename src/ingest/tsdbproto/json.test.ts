@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { IngestParseError } from '../errors.js'
 import { clonePoint, type Field, type Point } from '../point.js'
-import { OpenTsdbJsonParser, TSDB_VALUE_FIELD, parseOpenTsdbJson } from './json.js'
+import { OpenTsdbJsonParser } from './json.js'
+import { TSDB_VALUE_FIELD } from './telnet.js'
 
 const parser = new OpenTsdbJsonParser()
 
@@ -51,7 +52,7 @@ const v = (type: Field['type'], value: Field['value']): Field => ({ name: TSDB_V
 const item = (fields: Record<string, unknown>): string =>
   JSON.stringify({ metric: 'sys.cpu', timestamp: 1700000000, value: 1, tags: { host: 'a' }, ...fields })
 
-describe('parseOpenTsdbJson', () => {
+describe('OpenTsdbJsonParser.parse', () => {
   it('parses single objects and arrays', () => {
     // Single object; seconds become ms
     check(item({}), [pt('sys.cpu', 1700000000000n, v('DOUBLE', 1), [['host', 'a']])])
@@ -146,7 +147,7 @@ describe('parseOpenTsdbJson', () => {
   })
 
   it('works through the function form', () => {
-    const stats = parseOpenTsdbJson(`[${item({})},${item({})}]`, () => {}, () => {})
+    const stats = new OpenTsdbJsonParser().parse(`[${item({})},${item({})}]`, () => {}, () => {})
     expect(stats).toEqual({ lines: 2, points: 2, errors: 0 })
   })
 })

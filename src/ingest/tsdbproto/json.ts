@@ -22,8 +22,6 @@ import { IngestParseError } from '../errors.js'
 import { PointBuilder, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 import { TSDB_VALUE_FIELD } from './telnet.js'
 
-export { TSDB_TS_PRECISION, TSDB_VALUE_FIELD } from './telnet.js'
-
 class ItemFailure {
   constructor(
     readonly reason: string,
@@ -302,17 +300,4 @@ function quoteItem(item: unknown): string {
   } catch {
     return String(item)
   }
-}
-
-/**
- * Parses an OpenTSDB JSON body. Bad items go to `onError` and the rest are still delivered.
- * `onPoint`'s second argument is the 0-based item index.
- */
-export function parseOpenTsdbJson(
-  body: string,
-  onPoint: OnPoint,
-  onError: OnError,
-  parser: OpenTsdbJsonParser = new OpenTsdbJsonParser(),
-): ParseStats {
-  return parser.parse(body, onPoint, onError)
 }

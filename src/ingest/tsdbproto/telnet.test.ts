@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { IngestParseError } from '../errors.js'
 import { clonePoint, type Point } from '../point.js'
-import { TelnetParser, TSDB_VALUE_FIELD, parseTelnet } from './telnet.js'
+import { TelnetParser, TSDB_VALUE_FIELD } from './telnet.js'
 
 const parser = new TelnetParser()
 
@@ -48,7 +48,7 @@ const pt = (metric: string, ts: bigint, value: number, tags: Array<[string, stri
   ts,
 })
 
-describe('parseTelnet', () => {
+describe('TelnetParser.parse', () => {
   it('parses valid lines', () => {
     // With and without the put prefix
     check('put sys.cpu 1700000000 1.5 host=a', [pt('sys.cpu', 1700000000000n, 1.5, [['host', 'a']])])
@@ -133,7 +133,7 @@ describe('parseTelnet', () => {
 
   it('works through the function form', () => {
     let n = 0
-    const stats = parseTelnet('m 1700000000 1 a=b\nm 1700000000 2 a=b', () => n++, () => {})
+    const stats = new TelnetParser().parse('m 1700000000 1 a=b\nm 1700000000 2 a=b', () => n++, () => {})
     expect(stats).toEqual({ lines: 2, points: 2, errors: 0 })
     expect(n).toBe(2)
   })

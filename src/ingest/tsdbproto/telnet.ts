@@ -197,16 +197,3 @@ function timestampMs(text: string): bigint {
   const v = Number(text) // at most 13 digits: exact
   return BigInt(n === 10 ? v * 1000 : v)
 }
-
-/**
- * Parses a telnet body. Bad lines go to `onError` and parsing continues. Pass a `TelnetParser` to
- * reuse its pools across requests.
- */
-export function parseTelnet(
-  body: string,
-  onPoint: OnPoint,
-  onError: OnError,
-  parser: TelnetParser = new TelnetParser(),
-): ParseStats {
-  return parser.parse(body, onPoint, onError)
-}

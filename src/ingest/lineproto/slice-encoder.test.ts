@@ -6,9 +6,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { clonePoint, seriesKeyOf, type Point } from '../point.js'
-import type { Rejection } from '../schemaless/schemaless.js'
+import type { ReceivedSlice, Rejection, SliceMessage } from '../types.js'
 import { LineProtoParser } from './parse.js'
-import { SliceDictionary, SliceEncoder, decodeSlice, type ReceivedSlice, type SliceMessage } from './parsed-slice.js'
+import { SliceDictionary, decodeSlice } from './slice-decoder.js'
+import { SliceEncoder } from './slice-encoder.js'
 
 type Seen = Array<{ point: Point; line: number } | { error: Rejection }>
 
