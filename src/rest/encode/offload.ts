@@ -7,10 +7,10 @@
  * chunk is encoded there too.
  */
 import type { Worker } from 'node:worker_threads'
-import type { Logger } from '../logger.js'
-import { siblingModule, startModuleWorker } from '../worker-thread.js'
-import type { EncodedRows, RowsJob, RowsOffload } from './encode.js'
-import type { RowsAnswer } from './encode-worker.js'
+import type { Logger } from '../../logger.js'
+import { siblingModule, startModuleWorker } from '../../worker-thread.js'
+import type { EncodedRows, RowsJob, RowsOffload } from './query-body.js'
+import type { RowsAnswer } from './worker.js'
 
 /**
  * Chunks the worker holds at once. With one, the main thread (which also fetches and converts
@@ -43,7 +43,7 @@ export function createRowsOffload(logger: Logger, options: RowsOffloadOptions = 
   }
 
   const start = (): Worker => {
-    const w = startModuleWorker(siblingModule(import.meta.url, 'encode-worker'), 'rest-encode', options.workerSource)
+    const w = startModuleWorker(siblingModule(import.meta.url, 'worker'), 'rest-encode', options.workerSource)
     w.on('message', (m: RowsAnswer) => {
       const p = pending.get(m.id)
       pending.delete(m.id)

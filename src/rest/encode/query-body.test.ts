@@ -1,11 +1,11 @@
 import { gunzipSync } from 'node:zlib'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ColumnMeta, SqlResult } from '../sql/result.js'
-import { formatTimestamp } from '../sql/time.js'
-import type { NumericChunk, Precision } from '../storage/types.js'
-import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64, TimestampFormatter, type RowsOffload } from './encode.js'
-import { createRowsOffload, type RowsOffloadHandle } from './encode-offload.js'
+import type { ColumnMeta, SqlResult } from '../../sql/result.js'
+import { formatTimestamp } from '../../sql/time.js'
+import type { NumericChunk, Precision } from '../../storage/types.js'
+import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64, TimestampFormatter, type RowsOffload } from './query-body.js'
+import { createRowsOffload, type RowsOffloadHandle } from './offload.js'
 
 /**
  * The encoded body of a result of `chunks`. With `asNumeric`, the result also has the `numeric`
@@ -161,7 +161,7 @@ describe('bodies', () => {
 
 describe('formatFloat32 fast path', () => {
   it('agrees with the toPrecision reference on random and edge float32 values', async () => {
-    const { formatFloat32Reference } = await import('./encode.js')
+    const { formatFloat32Reference } = await import('./query-body.js')
     const buf = new DataView(new ArrayBuffer(4))
     let seed = 12345
     const next = (): number => {
@@ -191,8 +191,8 @@ describe('formatFloat32 fast path', () => {
 
 describe('TimestampFormatter', () => {
   it('agrees with formatTimestamp for every precision, zone and sign', async () => {
-    const { TimestampFormatter } = await import('./encode.js')
-    const { formatTimestamp } = await import('../sql/time.js')
+    const { TimestampFormatter } = await import('./query-body.js')
+    const { formatTimestamp } = await import('../../sql/time.js')
     const per = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n } as const
     let seed = 7
     const next = (): number => {

@@ -3,7 +3,7 @@
  * out, encoded by the same column writers as on the main thread (encode.ts).
  */
 import { parentPort } from 'node:worker_threads'
-import { JsonBytes, encodeRowsJob, type EncodedRows, type RowsJob } from './encode.js'
+import { JsonBytes, encodeRowsJob, type EncodedRows, type RowsJob } from './query-body.js'
 
 export type RowsAnswer = { id: number; encoded: EncodedRows } | { id: number; failure: string }
 
