@@ -17,7 +17,7 @@ import type { EncodedRows, RowsAnswer, RowsJob, RowsOffloadHandle } from './rows
  */
 const MAX_JOBS = 2
 
-export interface RowsOffloadOptions {
+interface RowsOffloadOptions {
   /** the worker's code instead of worker.ts (tests: a worker that cannot start) */
   workerSource?: string
 }

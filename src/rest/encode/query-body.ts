@@ -64,7 +64,7 @@ function numericColumns(chunk: unknown[][], n: number, kinds: readonly number[])
   return out
 }
 
-export interface EncodeOptions {
+interface EncodeOptions {
   /** IANA zone for TIMESTAMP values; undefined = UTC (`Z`) */
   tz?: string
   /** `restfulRowLimit`: negative = unlimited, otherwise at most this many rows are written */
