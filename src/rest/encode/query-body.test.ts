@@ -203,7 +203,7 @@ function toNumeric(chunk: unknown[][]): NumericChunk {
   return { rowCount: chunk.length, columns }
 }
 
-// ---- with the encode worker (encode-offload.ts) ---------------------------------------------
+// ---- with the encode worker (offload.ts) ----------------------------------------------------
 
 const logger = pino({ level: 'silent' })
 
