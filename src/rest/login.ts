@@ -1,5 +1,5 @@
 import type { Context } from 'hono'
-import { errorBody } from './encode.js'
+import { errorBody } from './encode/bodies.js'
 import { failure, jsonText } from './respond.js'
 import type { RestDeps } from './routes.js'
 import { encodeTaosdToken } from './taosd-token.js'

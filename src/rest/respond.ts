@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { TdError } from '../td-error.js'
 import { storageUnavailableIn } from '../storage/errors.js'
 import type { RestFailure } from './auth.js'
-import { errorBody, JSON_CONTENT_TYPE } from './encode.js'
+import { errorBody, JSON_CONTENT_TYPE } from './encode/bodies.js'
 import { statusForDbError } from './http-status.js'
 
 /** A JSON response with the exact bytes given (key order matters to naive clients). */

@@ -1,5 +1,5 @@
 import { Hono } from 'hono'
-import type { RowsOffload } from './encode.js'
+import type { RowsOffload } from './encode/rows-offload.js'
 import type { AppConfig } from '../config/types.js'
 import type { Logger } from '../logger.js'
 import type { SqlExecutor } from '../sql/result.js'

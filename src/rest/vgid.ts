@@ -4,7 +4,7 @@ import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/types.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'
-import { errorBody } from './encode.js'
+import { errorBody } from './encode/bodies.js'
 import { dbError, failure, jsonText } from './respond.js'
 import type { RestDeps } from './routes.js'
 

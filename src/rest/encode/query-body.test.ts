@@ -1,11 +1,12 @@
 import { gunzipSync } from 'node:zlib'
 import pino from 'pino'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { ColumnMeta, SqlResult } from '../sql/result.js'
-import { formatTimestamp } from '../sql/time.js'
-import type { NumericChunk, Precision } from '../storage/types.js'
-import { encodeQueryBody, errorBody, execBody, formatFloat32, formatFloat64, TimestampFormatter, type RowsOffload } from './encode.js'
-import { createRowsOffload, type RowsOffloadHandle } from './encode-offload.js'
+import type { ColumnMeta, SqlResult } from '../../sql/result.js'
+import { formatTimestamp } from '../../sql/time.js'
+import type { NumericChunk } from '../../storage/types.js'
+import { encodeQueryBody } from './query-body.js'
+import { createRowsOffload } from './offload.js'
+import type { RowsOffload, RowsOffloadHandle } from './rows-offload.js'
 
 /**
  * The encoded body of a result of `chunks`. With `asNumeric`, the result also has the `numeric`
@@ -47,48 +48,7 @@ async function body(
   return bytes.toString('utf8')
 }
 
-describe('float formatting', () => {
-  it('FLOAT prints the shortest float32 round-trip', () => {
-    expect(formatFloat32(Math.fround(10.3))).toBe('10.3')
-    expect(formatFloat32(Math.fround(0.1))).toBe('0.1')
-    expect(formatFloat32(Math.fround(219.2))).toBe('219.2')
-    expect(formatFloat32(Math.fround(-1.5))).toBe('-1.5')
-    expect(formatFloat32(16777217)).toBe('16777216')
-    expect(formatFloat32(Math.fround(3.4028235e38))).toBe('3.4028235e+38')
-    expect(formatFloat32(Math.fround(1.17549435e-38))).toBe('1.1754944e-38')
-    expect(formatFloat32(Math.fround(1e-7))).toBe('1e-07')
-    expect(formatFloat32(Math.fround(0.000001))).toBe('0.000001')
-    expect(formatFloat32(NaN)).toBe('null')
-    expect(formatFloat32(Infinity)).toBe('null')
-  })
-
-  it('DOUBLE prints the shortest float64 round-trip with Go exponent form', () => {
-    expect(formatFloat64(10.3)).toBe('10.3')
-    expect(formatFloat64(Math.fround(10.3))).toBe('10.300000190734863')
-    expect(formatFloat64(1e21)).toBe('1e+21')
-    expect(formatFloat64(1.5e21)).toBe('1.5e+21')
-    expect(formatFloat64(123456789012345680000)).toBe('123456789012345680000')
-    expect(formatFloat64(1e-7)).toBe('1e-07')
-    expect(formatFloat64(1e-6)).toBe('0.000001')
-    expect(formatFloat64(-9.5e-7)).toBe('-9.5e-07')
-    expect(formatFloat64(-123.25)).toBe('-123.25')
-    expect(formatFloat64(1.234e-10)).toBe('1.234e-10')
-    expect(formatFloat64(0)).toBe('0')
-    expect(formatFloat64(-Infinity)).toBe('null')
-  })
-})
-
 describe('bodies', () => {
-  it('exec body', () => {
-    expect(execBody(3)).toBe('{"code":0,"column_meta":[["affected_rows","INT",4]],"data":[[3]],"rows":1}')
-  })
-
-  it('error body escapes like gin', () => {
-    expect(errorBody(9728, 'syntax error near "<x> & y"')).toBe(
-      '{"code":9728,"desc":"syntax error near \\"\\u003cx\\u003e \\u0026 y\\""}',
-    )
-  })
-
   const cols: ColumnMeta[] = [
     { name: 'ts', type: 'TIMESTAMP', length: 8 },
     { name: 'f', type: 'FLOAT', length: 4 },
@@ -156,87 +116,6 @@ describe('bodies', () => {
     expect(await body(c, [[[1]]], { rowLimit: 0 })).toBe(
       '{"code":0,"column_meta":[["c","INT",4]],"data":[],"rows":0}',
     )
-  })
-})
-
-describe('formatFloat32 fast path', () => {
-  it('agrees with the toPrecision reference on random and edge float32 values', async () => {
-    const { formatFloat32Reference } = await import('./encode.js')
-    const buf = new DataView(new ArrayBuffer(4))
-    let seed = 12345
-    const next = (): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-      return seed
-    }
-    const values: number[] = [1e-7, 1e-6, 9.999999e-7, 1e21, 9.99e20, 123456.7, 0.3, 1 / 3, 1e-45, 3.4e38, 16777218, 1e10]
-    for (let i = 0; i < 30_000; i++) {
-      buf.setUint32(0, next())
-      values.push(buf.getFloat32(0))
-      values.push(Math.fround((next() % 100000) / 100))
-    }
-    const mismatches: string[] = []
-    for (const v of values) {
-      const f = Math.fround(v)
-      if (!Number.isFinite(f) || f === 0 || (Number.isInteger(f) && Math.abs(f) < 16777216)) {
-        continue
-      }
-      const got = formatFloat32(f)
-      if (got !== formatFloat32Reference(f) || Math.fround(Number(got)) !== f) {
-        mismatches.push(`${f}: ${got} vs ${formatFloat32Reference(f)}`)
-      }
-    }
-    expect(mismatches.slice(0, 10)).toEqual([])
-  })
-})
-
-describe('TimestampFormatter', () => {
-  it('agrees with formatTimestamp for every precision, zone and sign', async () => {
-    const { TimestampFormatter } = await import('./encode.js')
-    const { formatTimestamp } = await import('../sql/time.js')
-    const per = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n } as const
-    let seed = 7
-    const next = (): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0
-      return seed
-    }
-    const mismatches: string[] = []
-    for (const precision of ['ms', 'us', 'ns'] as const) {
-      for (const tz of [undefined, 'Asia/Shanghai', 'America/New_York', 'Asia/Kolkata']) {
-        const fmt = new TimestampFormatter(precision, tz)
-        // sorted runs (cache hits) and random jumps (misses), before and after 1970
-        let t = -86_400n * 400n * per[precision]
-        for (let i = 0; i < 3000; i++) {
-          t += i % 50 === 0 ? BigInt(next()) * per[precision] : BigInt(next() % 5000)
-          const got = fmt.format(t)
-          const want = formatTimestamp(t, precision, tz)
-          if (got !== want) {
-            mismatches.push(`${precision} ${tz} ${t}: ${got} vs ${want}`)
-          }
-        }
-      }
-    }
-    expect(mismatches.slice(0, 10)).toEqual([])
-  })
-})
-
-describe('TimestampFormatter (cached) against formatTimestamp (reference)', () => {
-  it('renders every value like the reference: repeated seconds, day changes, negatives, bigints', () => {
-    const cases: [Precision, bigint[]][] = [
-      ['ms', [1700000000000n, 1700000000001n, 1700000000999n, 1700000001000n, 1700000000500n, 86399999n, 86400000n, -1n, -1000n, -1001n, 0n]],
-      ['us', [1700000000000000n, 1700000000000001n, 1700000000999999n, -1n, 9007199254740991n, 9007199254740993n]],
-      ['ns', [1700000000000000000n, 1700000000000000001n, -1n, 0n]],
-    ]
-    for (const [precision, values] of cases) {
-      for (const tz of [undefined, 'Asia/Shanghai']) {
-        const f = new TimestampFormatter(precision, tz)
-        for (const v of values) {
-          expect(f.format(v)).toBe(formatTimestamp(v, precision, tz))
-          if (v >= -(2n ** 53n) && v <= 2n ** 53n && precision !== 'ns') {
-            expect(f.format(Number(v))).toBe(formatTimestamp(v, precision, tz))
-          }
-        }
-      }
-    }
   })
 })
 
@@ -324,7 +203,7 @@ function toNumeric(chunk: unknown[][]): NumericChunk {
   return { rowCount: chunk.length, columns }
 }
 
-// ---- with the encode worker (encode-offload.ts) ---------------------------------------------
+// ---- with the encode worker (offload.ts) ----------------------------------------------------
 
 const logger = pino({ level: 'silent' })
 

@@ -1,30 +1,24 @@
 /**
  * The worker thread that encodes large numeric chunks of query bodies
- * (encode.ts, RowsOffload). One worker, at most MAX_JOBS chunks at a time: the main thread encodes
+ * (query-body.ts, RowsOffload). One worker, at most MAX_JOBS chunks at a time: the main thread encodes
  * the chunks that come while it is full, so a 2-core machine uses both cores for a large result.
  * The worker starts with the first chunk it gets. If it fails or cannot start, `accepting` stays
  * false and everything is encoded on the main thread, as without an offload; a failed job's
  * chunk is encoded there too.
  */
 import type { Worker } from 'node:worker_threads'
-import type { Logger } from '../logger.js'
-import { siblingModule, startModuleWorker } from '../worker-thread.js'
-import type { EncodedRows, RowsJob, RowsOffload } from './encode.js'
-import type { RowsAnswer } from './encode-worker.js'
+import type { Logger } from '../../logger.js'
+import { siblingModule, startModuleWorker } from '../../worker-thread.js'
+import type { EncodedRows, RowsAnswer, RowsJob, RowsOffloadHandle } from './rows-offload.js'
 
 /**
  * Chunks the worker holds at once. With one, the main thread (which also fetches and converts
- * every chunk) ended up encoding about half of a large result; with two it hands over more:
- * a 160,700-row result's tail after the first byte took 65-74 ms instead of 73-88 ms.
+ * every chunk) ended up encoding about half of a large result; with two it hands over more.
  */
 const MAX_JOBS = 2
 
-export interface RowsOffloadHandle extends RowsOffload {
-  close(): Promise<void>
-}
-
-export interface RowsOffloadOptions {
-  /** the worker's code instead of encode-worker (tests: a worker that cannot start) */
+interface RowsOffloadOptions {
+  /** the worker's code instead of worker.ts (tests: a worker that cannot start) */
   workerSource?: string
 }
 
@@ -43,7 +37,7 @@ export function createRowsOffload(logger: Logger, options: RowsOffloadOptions = 
   }
 
   const start = (): Worker => {
-    const w = startModuleWorker(siblingModule(import.meta.url, 'encode-worker'), 'rest-encode', options.workerSource)
+    const w = startModuleWorker(siblingModule(import.meta.url, 'worker'), 'rest-encode', options.workerSource)
     w.on('message', (m: RowsAnswer) => {
       const p = pending.get(m.id)
       pending.delete(m.id)
