@@ -25,7 +25,7 @@ export interface RestDeps {
   gate?: RestGate
   /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
   sqlLogger?: Logger
-  /** optional: a worker that encodes parts of large results (encode-offload.ts) */
+  /** optional: a worker that encodes parts of large results (encode/offload.ts) */
   encodeOffload?: RowsOffload
 }
 
