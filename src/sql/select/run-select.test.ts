@@ -5,7 +5,8 @@ import { tokenize } from '../lexer.js'
 import type { SqlContext } from '../result.js'
 import { parseSelect } from './parse-select.js'
 import type { NumericChunk } from '../../storage/types.js'
-import { converter, type SelectPlan } from './plan-select.js'
+import { converter } from './value-converter.js'
+import type { SelectPlan } from './select-plan.js'
 import { numericRows, runSelect } from './run-select.js'
 
 // T0 = 2023-11-14T22:13:00.000Z, a whole minute, so 1m windows start at T0

@@ -4,8 +4,9 @@ import { TD, TdError } from '../../td-error.js'
 import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'
-import { planSelect, type SelectPlan } from './plan-select.js'
-import { fillWindows } from './window.js'
+import { planSelect } from './plan-select.js'
+import type { SelectPlan } from './select-plan.js'
+import { fillWindows } from './fill-windows.js'
 
 export interface SelectEnv {
   storage: Storage
