@@ -1,7 +1,7 @@
 import type { SqlContext } from '../result.js'
 import type { Precision } from '../../storage/types.js'
 import type { Expr } from './ast.js'
-import type { TypeInfo } from './functions.js'
+import type { TypeInfo } from './type-info.js'
 import type { SqlWriter } from './sql-writer.js'
 import type { WindowSpec } from './window.js'
 

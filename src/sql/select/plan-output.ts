@@ -10,7 +10,7 @@ import type { SqlWriter } from './sql-writer.js'
 import { converter } from './value-converter.js'
 
 /** An output column's part in FILL: a window pseudo column, an aggregate (filled) or other. */
-export type ColumnRole = 'wstart' | 'wend' | 'wduration' | 'agg' | 'other'
+type ColumnRole = 'wstart' | 'wend' | 'wduration' | 'agg' | 'other'
 
 /** One ORDER BY term in backend SQL; `output`: the select item it names. */
 interface OrderTerm {

@@ -72,7 +72,7 @@ async function* backendRows<T>(open: () => AsyncIterable<T>): AsyncIterable<T> {
  * column has an integer source; otherwise (a DOUBLE feeding a BIGINT is truncated) the chunk
  * becomes rows, converted as in convertRows.
  */
-export async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan: SelectPlan): AsyncIterable<unknown[][] | NumericChunk> {
+async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan: SelectPlan): AsyncIterable<unknown[][] | NumericChunk> {
   const width = plan.columns.length
   const conv = plan.convert
   for await (const chunk of src) {

@@ -2,12 +2,12 @@ import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta } from '../result.js'
 import type { ColumnDef, Precision, TagValue } from '../../storage/types.js'
 import type { SelectItem, SelectStmt } from './ast.js'
-import { fixed, type TypeInfo } from './functions.js'
+import { fixed, type TypeInfo } from './type-info.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import type { SqlWriter } from './sql-writer.js'
 
 /** A column the FROM clause offers, and how the base query reads it. */
-export interface SourceCol {
+interface SourceCol {
   name: string
   /** SQL text valid inside the base query (over `d`/`t`/`s`) */
   raw: string

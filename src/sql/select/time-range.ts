@@ -5,7 +5,7 @@ import type { Expr } from './ast.js'
 import { durationToTicks } from './window.js'
 
 /** The statement's clock: NOW in ticks of the source's precision. */
-export interface PlanClock {
+interface PlanClock {
   precision: Precision
   now: bigint
 }

@@ -1,4 +1,4 @@
-import type { TypeInfo } from './functions.js'
+import type { TypeInfo } from './type-info.js'
 
 /** converts a backend value into the result.ts form of the column type */
 export function converter(t: TypeInfo): (v: unknown) => unknown {
