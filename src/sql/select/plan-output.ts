@@ -138,8 +138,8 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
   } else if (!aggregated && src.ts !== undefined) {
     if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
       // TDengine promises no order across child tables without ORDER BY. Sorting by (_tid, ts)
-      // under a LIMIT makes the backend keep a top-N heap of the whole LIMIT (a 1M-row LIMIT
-      // held ~650 MiB and took seconds before the first row); storage order streams instead.
+      // under a LIMIT makes the backend keep a top-N heap of the whole LIMIT before the first
+      // row; storage order streams instead.
       return terms
     }
     if (src.tidRaw !== undefined && stmt.partitionBy.length === 0) {

@@ -100,7 +100,7 @@ async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan
 
 /**
  * Backend rows converted to result values. The engine's rows are fresh arrays of this query:
- * converted in place, not copied (a 160,000-row aggregate allocated as many arrays again).
+ * converted in place, not copied (a copy would allocate as many arrays again).
  * Columns past `width` are hidden ones (window start, partition keys) that only FILL reads, in
  * their raw form.
  */
