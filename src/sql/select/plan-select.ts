@@ -11,8 +11,8 @@ import { SqlWriter } from './sql-writer.js'
 
 /**
  * Plans a SELECT against the catalog; throws TdError for unknown names and illegal shapes.
- * The steps run in this order, each reading what the earlier ones decided (their order is also
- * the order in which errors of a bad statement surface, and of hoisted aggregate names):
+ * Each step reads what the earlier ones decided. Keep their order: it is also the order in which
+ * a bad statement's errors surface and hoisted aggregates are numbered (`__a0`, `__a1`...).
  */
 export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
   const w = new SqlWriter(env.dialect)
