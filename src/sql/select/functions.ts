@@ -1,14 +1,7 @@
-import type { TdType } from '../../storage/types.js'
-import { FIXED_LENGTH } from '../types.js'
-
-/** A value type as REST `column_meta` reports it. */
-export interface TypeInfo {
-  type: TdType | 'NULL'
-  length: number
-}
+import { fixed, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
 /** timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE) */
-export type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries'
+type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries'
 
 export interface FuncSpec {
   name: string
@@ -17,31 +10,6 @@ export interface FuncSpec {
   maxArgs: number
   /** result type from the argument types */
   result(args: TypeInfo[]): TypeInfo
-}
-
-/** REST length per type; VARCHAR/NCHAR carry their declared length instead (0 until known). */
-export const TYPE_LENGTH = { NULL: 1, VARCHAR: 0, NCHAR: 0, ...FIXED_LENGTH } as Readonly<
-  Record<TdType | 'NULL', number>
->
-
-export function fixed(type: TdType | 'NULL'): TypeInfo {
-  return { type, length: TYPE_LENGTH[type] }
-}
-
-export function isSignedInt(t: TypeInfo['type']): boolean {
-  return t === 'TINYINT' || t === 'SMALLINT' || t === 'INT' || t === 'BIGINT' || t === 'BOOL'
-}
-
-export function isUnsignedInt(t: TypeInfo['type']): boolean {
-  return t === 'TINYINT UNSIGNED' || t === 'SMALLINT UNSIGNED' || t === 'INT UNSIGNED' || t === 'BIGINT UNSIGNED'
-}
-
-export function isNumeric(t: TypeInfo['type']): boolean {
-  return isSignedInt(t) || isUnsignedInt(t) || t === 'FLOAT' || t === 'DOUBLE' || t === 'TIMESTAMP'
-}
-
-export function isString(t: TypeInfo['type']): boolean {
-  return t === 'VARCHAR' || t === 'NCHAR'
 }
 
 const same = (args: TypeInfo[]): TypeInfo => args[0] ?? fixed('NULL')

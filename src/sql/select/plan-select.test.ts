@@ -3,7 +3,8 @@ import { openStorage, type Storage } from '../../storage/index.js'
 import { Cursor } from '../cursor.js'
 import { tokenize } from '../lexer.js'
 import { parseSelect } from './parse-select.js'
-import { planSelect, type SelectPlan } from './plan-select.js'
+import { planSelect } from './plan-select.js'
+import type { SelectPlan } from './select-plan.js'
 
 let storage: Storage
 let d2Tid = 0

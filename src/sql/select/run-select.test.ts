@@ -5,8 +5,7 @@ import { tokenize } from '../lexer.js'
 import type { SqlContext } from '../result.js'
 import { parseSelect } from './parse-select.js'
 import type { NumericChunk } from '../../storage/types.js'
-import { converter, type SelectPlan } from './plan-select.js'
-import { numericRows, runSelect } from './run-select.js'
+import { runSelect } from './run-select.js'
 
 // T0 = 2023-11-14T22:13:00.000Z, a whole minute, so 1m windows start at T0
 const T0 = 1_699_999_980_000
@@ -550,9 +549,15 @@ describe('numeric form', () => {
     async function* source(): AsyncGenerator<NumericChunk> {
       yield { rowCount: 2, columns: [{ values: new Float64Array([2.7, -2.7]), nulls: undefined, integral: false }] }
     }
-    const plan = { columns: [{ name: 'n', type: 'BIGINT' as const, length: 8 }], convert: [converter({ type: 'BIGINT', length: 8 })] } as unknown as SelectPlan
+    // an engine whose numeric stream hands a BIGINT result (count) such a DOUBLE column
+    const engine = { dialect: storage.engine.dialect, stream: source, streamNumeric: source }
+    const sql = 'select count(*) from db.d1'
+    const res = await runSelect(parseSelect(new Cursor(sql, tokenize(sql))), { storage: { ...storage, engine } as unknown as Storage, ctx: { user: 'root' } })
+    if (res.kind !== 'rows' || res.numeric === undefined) {
+      throw new Error('expected the numeric form')
+    }
     const out: unknown[] = []
-    for await (const chunk of numericRows(source(), plan)) {
+    for await (const chunk of res.numeric) {
       out.push(chunk)
     }
     expect(out).toEqual([[[2n], [-2n]]])

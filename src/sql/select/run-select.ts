@@ -4,8 +4,9 @@ import { TD, TdError } from '../../td-error.js'
 import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'
-import { planSelect, type SelectPlan } from './plan-select.js'
-import { fillWindows } from './window.js'
+import { planSelect } from './plan-select.js'
+import type { SelectPlan } from './select-plan.js'
+import { fillWindows } from './fill-windows.js'
 
 export interface SelectEnv {
   storage: Storage
@@ -71,7 +72,7 @@ async function* backendRows<T>(open: () => AsyncIterable<T>): AsyncIterable<T> {
  * column has an integer source; otherwise (a DOUBLE feeding a BIGINT is truncated) the chunk
  * becomes rows, converted as in convertRows.
  */
-export async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan: SelectPlan): AsyncIterable<unknown[][] | NumericChunk> {
+async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk>, plan: SelectPlan): AsyncIterable<unknown[][] | NumericChunk> {
   const width = plan.columns.length
   const conv = plan.convert
   for await (const chunk of src) {
@@ -99,7 +100,7 @@ export async function* numericRows(src: AsyncIterable<unknown[][] | NumericChunk
 
 /**
  * Backend rows converted to result values. The engine's rows are fresh arrays of this query:
- * converted in place, not copied (a 160,000-row aggregate allocated as many arrays again).
+ * converted in place, not copied (a copy would allocate as many arrays again).
  * Columns past `width` are hidden ones (window start, partition keys) that only FILL reads, in
  * their raw form.
  */

@@ -1,0 +1,68 @@
+import { TD, TdError } from '../../td-error.js'
+import type { CompileCtx } from './compile-context.js'
+import { compile } from './compile-expr.js'
+import { containsSeries, exprKey, findCompanion } from './expr-walk.js'
+import type { Scan } from './plan-scan.js'
+import type { QueryShape } from './query-shape.js'
+import type { SqlWriter } from './sql-writer.js'
+
+/** The select list's compile context over `b`, with the grouping keys it reads. */
+export interface Grouping {
+  ctx: CompileCtx
+  /** backend SQL of PARTITION BY then GROUP BY keys */
+  keySqls: string[]
+  /** pre-aggregation: aggregate SQL -> its column alias in the per-child query */
+  hoisted: Map<string, string>
+}
+
+/**
+ * Grouping and partitioning: checks the statement's shape, then sets up what the select list
+ * compiles against: the window start, DIFF/DERIVATIVE's window over each partition, the grouping
+ * keys, the companion row of a single selection function, and hoisting for pre-aggregation.
+ */
+export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping {
+  const { stmt, src, window, aggregated, groupExprs, pre } = shape
+  if (stmt.slimit !== undefined && stmt.partitionBy.length === 0 && stmt.groupBy.length === 0) {
+    throw new TdError(TD.PAR_SLIMIT_LEAK_PARTITION_GROUP_BY, 'slimit/soffset can only be used with PARTITION BY or GROUP BY')
+  }
+  if (stmt.groupBy.length > 0 && window !== undefined) {
+    throw new TdError(TD.PAR_GROUPBY_WINDOW_COEXIST, "GROUP BY and WINDOW-clause can't be used together")
+  }
+  const ctx: CompileCtx = { ...scan.whereCtx, scope: scan.mainScope, level: 'main' }
+  delete ctx.tid
+  // the window start as the outer queries see it (grouping and ordering may use __w itself)
+  const wStart = scan.windowNumber === undefined ? `b.${w.q('__w')}` : scan.windowNumber.startSql(`b.${w.q('__w')}`)
+  if (window !== undefined) {
+    ctx.window = { spec: window, w: wStart }
+  }
+  const series = shape.items.some((i) => containsSeries(i.expr))
+  if (series) {
+    if (aggregated) {
+      throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'diff/derivative function is not supported in time window or aggregate query')
+    }
+    const tsSql = src?.ts === undefined ? undefined : scan.mainScope.get(src.ts)?.sql
+    if (tsSql === undefined) {
+      throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
+    }
+    const part = stmt.partitionBy.map((g) => compile(g, ctx).sql)
+    ctx.series = { over: `(${part.length > 0 ? `PARTITION BY ${part.join(', ')} ` : ''}ORDER BY ${tsSql})`, valid: [] }
+  }
+  const keySqls = groupExprs.map((g) => compile(g, ctx).sql)
+  if (aggregated) {
+    const keys = new Map<string, string>()
+    groupExprs.forEach((g, i) => keys.set(exprKey(g), keySqls[i]))
+    ctx.agg = { keys, companion: findCompanion(shape.items, stmt) }
+  }
+  const hoisted = new Map<string, string>()
+  if (pre) {
+    ctx.hoist = (aggregateSql) => {
+      let alias = hoisted.get(aggregateSql)
+      if (alias === undefined) {
+        alias = `__a${hoisted.size}`
+        hoisted.set(aggregateSql, alias)
+      }
+      return `b.${w.q(alias)}`
+    }
+  }
+  return { ctx, keySqls, hoisted }
+}

@@ -1,0 +1,158 @@
+import type { Expr } from './ast.js'
+import type { CompileCtx, Ref } from './compile-context.js'
+import { compile, lookup } from './compile-expr.js'
+import { children, exprKey } from './expr-walk.js'
+import { FUNCTIONS } from './functions.js'
+import type { QueryShape } from './query-shape.js'
+import type { PlanEnv } from './select-plan.js'
+import { TBNAME_TYPE } from './sources.js'
+import type { SqlWriter } from './sql-writer.js'
+import { timeRange } from './time-range.js'
+import { alignSql, extraWindows, windowIndex, type WindowIndex } from './window.js'
+
+/**
+ * The scan: the base query `b` that reads the source (its columns under positional aliases, the
+ * WHERE clause, the window start or number `__w`, the child's `__tid`), and the scopes the outer
+ * queries compile against.
+ */
+export interface Scan {
+  /** the base query; undefined without FROM */
+  sql: string | undefined
+  /** names as the queries over `b` see them */
+  mainScope: Map<string, Ref>
+  /** the WHERE clause's context: names as the base query reads them */
+  whereCtx: CompileCtx
+  /** the tag join's columns under their `b` aliases (pre-aggregation only) */
+  tagCols: string[]
+  /** set when __w is a window number rather than the window's start (see windowIndex) */
+  windowNumber: WindowIndex | undefined
+}
+
+export function scanQuery(shape: QueryShape, env: PlanEnv, w: SqlWriter): Scan {
+  const { src, needJoin, pre } = shape
+  const cols = scanColumns(shape, w)
+  const whereCtx = whereContext(shape, env, w, cols.whereScope)
+  const whereParts = whereConditions(shape, whereCtx)
+  const win = windowColumn(shape, env, w, whereCtx)
+  if (win !== undefined) {
+    cols.baseCols.push(`${win.sql} AS ${w.q('__w')}`)
+    if (win.where !== undefined) {
+      whereParts.push(win.where)
+    }
+  }
+  const sql =
+    src === undefined
+      ? undefined
+      : `SELECT ${cols.baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${win?.crossJoin ?? ''}` +
+        (whereParts.length > 0 ? ` WHERE ${whereParts.map((p) => `(${p})`).join(' AND ')}` : '')
+  return { sql, mainScope: cols.mainScope, whereCtx, tagCols: cols.tagCols, windowNumber: win?.windowNumber }
+}
+
+/** the source's columns under positional aliases (`cN`, tbname, `__tid`), and the scopes that name them */
+function scanColumns(
+  shape: QueryShape,
+  w: SqlWriter,
+): { baseCols: string[]; tagCols: string[]; mainScope: Map<string, Ref>; whereScope: Map<string, Ref> } {
+  const { src, needJoin, pre } = shape
+  const baseCols: string[] = []
+  const mainScope = new Map<string, Ref>()
+  const whereScope = new Map<string, Ref>()
+  const tagCols: string[] = []
+  if (src !== undefined) {
+    src.cols.forEach((c, i) => {
+      if (c.tag && src.kind === 'stable' && !needJoin) {
+        return
+      }
+      ;(pre && c.tag ? tagCols : baseCols).push(`${c.raw} AS ${w.q(`c${i}`)}`)
+      mainScope.set(c.name, { sql: `b.${w.q(`c${i}`)}`, type: c.type, ts: c.name === src.ts })
+      whereScope.set(c.name, { sql: c.raw, type: c.type, ts: c.name === src.ts })
+    })
+    if (src.tbname !== undefined && !mainScope.has('tbname') && (src.kind !== 'stable' || needJoin)) {
+      ;(pre ? tagCols : baseCols).push(`${src.tbname} AS ${w.q('tbname')}`)
+      mainScope.set('tbname', { sql: `b.${w.q('tbname')}`, type: TBNAME_TYPE, ts: false })
+      whereScope.set('tbname', { sql: src.tbname, type: TBNAME_TYPE, ts: false })
+    }
+    if (src.tidRaw !== undefined) {
+      baseCols.push(`${src.tidRaw} AS ${w.q('__tid')}`)
+    }
+  }
+  return { baseCols, tagCols, mainScope, whereScope }
+}
+
+function whereContext(shape: QueryShape, env: PlanEnv, w: SqlWriter, whereScope: Map<string, Ref>): CompileCtx {
+  const src = shape.src
+  const ctx: CompileCtx = {
+    sql: w,
+    session: env.ctx,
+    scope: whereScope,
+    qualifiers: src?.qualifiers ?? new Set(),
+    precision: shape.precision,
+    now: shape.now,
+    tsName: src?.ts,
+    level: 'where',
+    inAgg: false,
+  }
+  if (src?.tidRaw !== undefined && src.tidOf !== undefined) {
+    ctx.tid = { raw: src.tidRaw, of: src.tidOf }
+  }
+  return ctx
+}
+
+/** the base query's conditions: the source's own (a child's `_tid`), WHERE, and non-NULL DIFF input */
+function whereConditions(shape: QueryShape, whereCtx: CompileCtx): string[] {
+  const { stmt, src, items } = shape
+  const whereParts = [...(src?.baseWhere ?? [])]
+  if (stmt.where !== undefined) {
+    const c = compile(stmt.where, whereCtx)
+    whereParts.push(c.sql)
+  }
+  // DIFF/DERIVATIVE take the previous non-NULL value: with one input column, drop NULL rows first
+  const seriesArgs = new Set<string>()
+  const walkSeries = (e: Expr): void => {
+    if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'timeseries' && e.args.length > 0) {
+      seriesArgs.add(exprKey(e.args[0]))
+    }
+    children(e).forEach(walkSeries)
+  }
+  items.forEach((i) => walkSeries(i.expr))
+  if (seriesArgs.size === 1) {
+    const arg = JSON.parse([...seriesArgs][0]) as Expr
+    if (arg.kind === 'col') {
+      whereParts.push(`${lookup(arg, whereCtx).sql} IS NOT NULL`)
+    }
+  }
+  return whereParts
+}
+
+/**
+ * `__w`, a row's INTERVAL window: its number since a lower time bound of the WHERE clause when
+ * there is one (see windowIndex), else its aligned start; with SLIDING, a cross join repeats a
+ * row for every window that still covers it, with the condition that keeps only those.
+ */
+function windowColumn(
+  shape: QueryShape,
+  env: PlanEnv,
+  w: SqlWriter,
+  whereCtx: CompileCtx,
+): { sql: string; crossJoin?: string; where?: string; windowNumber?: WindowIndex } | undefined {
+  const { stmt, src, window } = shape
+  if (window === undefined || src?.ts === undefined) {
+    return undefined
+  }
+  const tsRaw = whereCtx.scope.get(src.ts)?.sql as string
+  const extra = extraWindows(window)
+  // Grafana-style queries bound the time from below; from the offset on, one `%` aligns
+  const lo = stmt.where === undefined ? undefined : timeRange(stmt.where, whereCtx, src.ts).lo
+  const align = alignSql(tsRaw, window, lo !== undefined && lo >= window.offset)
+  if (extra === 0 && lo !== undefined && env.windowNumbers !== false) {
+    const windowNumber = windowIndex(tsRaw, window, lo, (a, b) => w.dialect.quotient(a, b))
+    return { sql: windowNumber.indexSql, windowNumber }
+  }
+  if (extra === 0) {
+    return { sql: align }
+  }
+  // a row belongs to every sliding window that still covers it
+  const js = Array.from({ length: extra + 1 }, (_v, j) => `(${j})`).join(', ')
+  const start = `(${align} - sw.j * ${window.sliding})`
+  return { sql: start, crossJoin: ` CROSS JOIN (VALUES ${js}) AS sw(j)`, where: `${tsRaw} < ${start} + ${window.interval}` }
+}
