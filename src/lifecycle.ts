@@ -37,8 +37,8 @@ import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRowsOffload, type RowsOffloadHandle } from './rest/encode-offload.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
-import { openStorage } from './storage/index.js'
-import type { Storage } from './storage/index.js'
+import { openStorage } from './sql/catalog/open.js'
+import type { Storage } from './sql/catalog/types.js'
 
 export interface RunningAdapter {
   /** the bound port (the real one when config.port is 0) */

@@ -1,7 +1,6 @@
 import type { Engine } from '../storage/types.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage, Catalog } from './catalog/types.js'
 import type { Statement } from './ast.js'
-import type { Catalog } from './catalog-types.js'
 import { classifySql } from './classify.js'
 import { executeDdl } from './ddl.js'
 import { executeInsert } from './insert.js'

@@ -1,6 +1,6 @@
 import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../storage/types.js'
 import type { ShowStmt, TableRef } from './ast.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import { requireDb, resolveDb } from './ddl.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ColumnMeta, SqlContext, SqlResult } from './result.js'

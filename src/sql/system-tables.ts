@@ -1,5 +1,5 @@
 import type { ColumnDef, DatabaseInfo, TagValue } from '../storage/types.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import type { ColumnMeta } from './result.js'
 import { murmur3_32, vgroupOf } from './vgroup.js'
 

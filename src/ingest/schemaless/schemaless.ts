@@ -24,10 +24,9 @@
  *     (the point source is re-run; parsing is deterministic) so the lines get the right verdicts;
  *  3. one writeRows.
  */
-import type { Catalog } from '../../sql/catalog-types.js'
+import type { Catalog, Storage } from '../../sql/catalog/types.js'
 import { TD, TdError, dbNotExist } from '../../td-error.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
-import type { Storage } from '../../storage/index.js'
 import type { ColumnDef, DatabaseInfo, Precision, RowBatch, StableInfo, TagValue, TdType } from '../../storage/types.js'
 import { TAG_NULL_NAME, childTableName } from '../naming.js'
 import { seriesKeyOf, type Field, type Point } from '../point.js'

@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog-types.js'
+import type { Catalog } from '../catalog/types.js'
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta, SqlContext } from '../result.js'
 import { nowTicks, parseTimestampString, todayTicks } from '../time.js'
