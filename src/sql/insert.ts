@@ -1,7 +1,7 @@
 import type { ColumnDef, DatabaseInfo, RowBatch, StableInfo, TagValue } from '../storage/types.js'
 import type { InsertTarget, Span, ValueExpr } from './ast.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
-import type { ExecEnv } from './executor.js'
+import type { ExecEnv } from './exec-env.js'
 import { insertError, insertRows } from './parser.js'
 import { plainValueExpr, type PlainTuples } from './lexer.js'
 import type { SqlContext } from './result.js'
