@@ -1,10 +1,11 @@
 import type { ColumnDef, DatabaseInfo, RowBatch, StableInfo, TagValue } from '../storage/types.js'
-import type { InsertTarget, Span, ValueExpr } from './ast.js'
+import type { InsertTarget } from './ast.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './exec-env.js'
 import { insertError, insertRows } from './parser.js'
-import { plainValueExpr, type PlainTuples } from './lexer.js'
+import { plainValueExpr, type PlainTuples } from './plain-tuples.js'
 import type { SqlContext } from './result.js'
+import type { Span, ValueExpr } from './value-expr.js'
 import { checkIdentifier, convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
 import { convertTag, NOT_PLAIN, plainNumberReader, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
 

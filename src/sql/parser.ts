@@ -7,16 +7,14 @@ import type {
   InsertTarget,
   ShowObject,
   ShowStmt,
-  Span,
   Statement,
   TableRef,
-  TimeDelta,
-  ValueExpr,
 } from './ast.js'
 import { Cursor } from './cursor.js'
 import { TD, TdError } from '../td-error.js'
 import { splitDuration, tokenize, type Token } from './lexer.js'
 import { parseSelect } from './select/parse-select.js'
+import type { Span, TimeDelta, ValueExpr } from './value-expr.js'
 
 /**
  * Recursive-descent parser for one TDengine statement (sql-dialect.md sections 2-4, 7). SELECT is

@@ -1,7 +1,8 @@
 import type { ColumnDef, DatabaseInfo, Precision, TagValue } from '../storage/types.js'
-import type { ColumnSpec, ValueExpr } from './ast.js'
+import type { ColumnSpec } from './ast.js'
 import { TD, TdError } from '../td-error.js'
 import { durationTicks, parseTimestampString, TICKS_PER_MS } from './time.js'
+import type { ValueExpr } from './value-expr.js'
 
 /**
  * Column definitions and value conversion (sql-dialect.md 1.1, 1.3, 3.1): turns parsed literals
