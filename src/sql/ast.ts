@@ -139,5 +139,3 @@ export type Statement =
   | { type: 'dropUser'; name: string }
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }
-
-export type StatementType = Statement['type']

@@ -15,7 +15,7 @@ import { closingQuote, codeAt, isDigitCode, isHexCode, isIdentPartCode, isIdentS
  *  - `op` / `punct`: the operator or punctuation text; `eof` terminates every stream.
  * `raw` is the exact source slice, `start`/`end` its offsets (end exclusive).
  */
-export type TokenKind =
+type TokenKind =
   | 'ident'
   | 'quotedIdent'
   | 'keyword'
@@ -103,7 +103,7 @@ export const RESERVED_KEYWORDS: ReadonlySet<string> = new Set([
 ])
 
 /** Unit letters of duration literals: b ns, u us, a ms, s, m, h, d, w, n month, y year. */
-export const DURATION_UNITS = 'buasmhdwny'
+const DURATION_UNITS = 'buasmhdwny'
 
 const OPERATORS2 = ['!=', '<>', '<=', '>=', '||', '<<', '>>', '->']
 const OPERATORS1 = '=<>+-*/%&|~'

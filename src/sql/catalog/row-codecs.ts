@@ -19,7 +19,7 @@ export function encodeTags(tags: Record<string, TagValue>): string {
   return JSON.stringify(out)
 }
 
-export function decodeTags(text: string): Record<string, TagValue> {
+function decodeTags(text: string): Record<string, TagValue> {
   const raw = JSON.parse(text) as Record<string, unknown>
   const out: Record<string, TagValue> = {}
   for (const [k, v] of Object.entries(raw)) {
