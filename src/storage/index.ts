@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import type { AppConfig } from '../config/types.js'
 import type { Engine } from './types.js'
 
-/** What opening an engine takes besides its URL (the catalog's options extend it). */
+/** What opening an engine takes besides its URL. */
 export interface EngineOptions {
   pool?: AppConfig['pool']
 }
