@@ -11,7 +11,7 @@ import { fork } from 'node:child_process'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStorage } from '../src/storage/index.js'
+import { openStorage } from '../src/sql/catalog/open.js'
 import type { RawRequest } from './raw-duckdb.js'
 import { fmt, median, sql, startAdapterProcess, timedQuery } from './lib.js'
 import {

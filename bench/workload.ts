@@ -2,7 +2,7 @@
  * The /rest/sql workload shared by the DuckDB and PostgreSQL benches, so both backends are
  * measured on the same statements and the same data.
  */
-import { openStorage } from '../src/storage/index.js'
+import { openStorage } from '../src/sql/catalog/open.js'
 
 export const T0 = 1_700_000_000_000 // ms epoch of the first generated row
 export const INSERT_ROWS_PER_STATEMENT = 10_000

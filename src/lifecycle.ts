@@ -38,8 +38,8 @@ import { createRowsOffload } from './rest/encode/offload.js'
 import type { RowsOffloadHandle } from './rest/encode/rows-offload.js'
 import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
-import { openStorage } from './storage/index.js'
-import type { Storage } from './storage/index.js'
+import { openStorage } from './sql/catalog/open.js'
+import type { Storage } from './sql/catalog/types.js'
 
 export interface RunningAdapter {
   /** the bound port (the real one when config.port is 0) */

@@ -93,7 +93,3 @@ export function dbNotExist(_name: string): TdError {
 export function tableNotExist(name: string): TdError {
   return new TdError(TD.PAR_TABLE_NOT_EXIST, `Table does not exist: ${name}`)
 }
-
-export function syntaxError(near: string): TdError {
-  return new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${near}"`)
-}

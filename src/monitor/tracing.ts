@@ -22,7 +22,7 @@ import type { Span } from '@opentelemetry/api'
 import type { MiddlewareHandler } from 'hono'
 import { routeLabel } from '../http/middleware/http-metrics.js'
 import type { Logger } from '../logger.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage } from '../sql/catalog/types.js'
 import type { Engine, QueryOptions, RowBatch } from '../storage/types.js'
 
 const TRACER = 'db-adapter'

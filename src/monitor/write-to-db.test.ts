@@ -2,7 +2,7 @@ import { pino } from 'pino'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { startAdapter } from '../lifecycle.js'
-import { openStorage } from '../storage/index.js'
+import { openStorage } from '../sql/catalog/open.js'
 import { createMetricsWriter, metricsToPoints, monitorIdentity } from './write-to-db.js'
 import { testAdapterConfig } from '../../test/lib/adapter-config.js'
 

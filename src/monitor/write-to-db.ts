@@ -21,7 +21,7 @@ import { createSchemaless } from '../ingest/schemaless/schemaless.js'
 import type { Schemaless } from '../ingest/types.js'
 import type { Field, Point } from '../ingest/point.js'
 import type { Logger } from '../logger.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage } from '../sql/catalog/types.js'
 
 export const MONITOR_DB = 'log'
 const METRIC_PREFIX = 'db_adapter_'

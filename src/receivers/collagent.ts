@@ -12,7 +12,7 @@ import type { AppConfig } from '../config/types.js'
 import { parseCollectdPacket } from '../ingest/collagent/parse.js'
 import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage } from '../sql/catalog/types.js'
 import { PointWriter, ThrottledLog, type ReceiverMetrics } from './point-writer.js'
 
 export interface ReceiverDeps {

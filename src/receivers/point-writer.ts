@@ -13,7 +13,7 @@ import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import { TdError } from '../td-error.js'
 import { isStorageUnavailable } from '../storage/errors.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage } from '../sql/catalog/types.js'
 
 export interface ReceiverMetrics {
   /** datagrams, connections' lines or scrapes: accepted | malformed | dropped */

@@ -1,4 +1,4 @@
-import type { Catalog } from '../sql/catalog-types.js'
+import type { Catalog } from '../sql/catalog/types.js'
 import { decodeTaosdToken, STRICT_BASE64 } from './taosd-token.js'
 import type { Credentials } from './taosd-token.js'
 

@@ -4,8 +4,8 @@ import { Hono } from 'hono'
 import { defaultConfig } from '../config/load.js'
 import { Gate } from '../monitor/gate.js'
 import { createSqlExecutor } from '../sql/executor.js'
-import { openStorage } from '../storage/index.js'
-import type { Storage } from '../storage/index.js'
+import { openStorage } from '../sql/catalog/open.js'
+import type { Storage } from '../sql/catalog/types.js'
 import { createRestRoutes } from './routes.js'
 
 /** The /rest routes over real DuckDB, mounted at /rest as src/http/app.ts does. */

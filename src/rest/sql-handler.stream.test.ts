@@ -4,8 +4,8 @@ import { Hono } from 'hono'
 import { defaultConfig } from '../config/load.js'
 import { TdError } from '../td-error.js'
 import type { SqlExecutor, SqlResult } from '../sql/result.js'
-import { openStorage } from '../storage/index.js'
-import type { Storage } from '../storage/index.js'
+import { openStorage } from '../sql/catalog/open.js'
+import type { Storage } from '../sql/catalog/types.js'
 import { createRestRoutes } from './routes.js'
 
 /**

@@ -1,17 +1,13 @@
-import type { PlainTuples } from './lexer.js'
+import type { PlainTuples } from './plain-tuples.js'
 import type { TdType } from '../storage/types.js'
 import type { SelectStmt } from './select/ast.js'
+import type { Span, ValueExpr } from './value-expr.js'
 
 /**
  * AST of every non-SELECT statement (sql-dialect.md sections 2-4, 7); SELECT trees come from
  * src/sql/select. Names are normalised by the lexer (unquoted lower-cased, back-quoted exact).
  * Spans are source offsets [start, end) used for TDengine's `syntax error near '...'` texts.
  */
-
-export interface Span {
-  start: number
-  end: number
-}
 
 /** `[db.]name` */
 export interface TableRef {
@@ -28,26 +24,6 @@ export interface ColumnSpec {
   length?: number
   span: Span
 }
-
-/** `+ 1s` / `- 5m` applied to a time value */
-export interface TimeDelta {
-  sign: 1 | -1
-  value: number
-  unit: string
-}
-
-/**
- * A value in INSERT VALUES, TAGS (...) and SET TAG. Numbers keep their text (sign folded in) so
- * BIGINT and unsigned values convert exactly. `now`/`today` may carry `+/- duration` deltas, and
- * so may strings and numbers meant as timestamps (`'2022-01-01' + 1d`).
- */
-export type ValueExpr =
-  | { kind: 'null'; span: Span }
-  | { kind: 'bool'; value: boolean; span: Span }
-  | { kind: 'number'; text: string; span: Span; deltas?: TimeDelta[] }
-  | { kind: 'string'; value: string; span: Span; deltas?: TimeDelta[] }
-  | { kind: 'now'; span: Span; deltas?: TimeDelta[] }
-  | { kind: 'today'; span: Span; deltas?: TimeDelta[] }
 
 export interface ChildUsing {
   stable: TableRef
@@ -163,5 +139,3 @@ export type Statement =
   | { type: 'dropUser'; name: string }
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }
-
-export type StatementType = Statement['type']

@@ -1,8 +1,8 @@
 import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/types.js'
 import type { AlterAction, ChildUsing, Statement, TableRef } from './ast.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
-import type { ExecEnv } from './executor.js'
+import type { ExecEnv } from './exec-env.js'
 import type { SqlContext } from './result.js'
 import { convertTag, toColumnDef, toSchema, ValueError, type ValueContext } from './types.js'
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { openStorage, type Storage } from '../storage/index.js'
+import { openStorage } from './catalog/open.js'
+import type { Storage } from './catalog/types.js'
 import { createSqlExecutor } from './executor.js'
 import type { SqlContext, SqlExecutor, SqlResult } from './result.js'
 

@@ -1,9 +1,8 @@
-import type { Engine } from '../storage/types.js'
-import type { Storage } from '../storage/index.js'
+import type { Storage } from './catalog/types.js'
 import type { Statement } from './ast.js'
-import type { Catalog } from './catalog-types.js'
 import { classifySql } from './classify.js'
 import { executeDdl } from './ddl.js'
+import type { ExecEnv } from './exec-env.js'
 import { executeInsert } from './insert.js'
 import { parseStatement } from './parser.js'
 import type { SqlContext, SqlExecutor, SqlResult } from './result.js'
@@ -11,19 +10,10 @@ import { runSelect } from './select/run-select.js'
 import { describe, executeShow } from './show.js'
 import { executeUser } from './users.js'
 
-/** What statement executors need: the catalog, the engine and the statement clock. */
-export interface ExecEnv {
-  catalog: Catalog
-  engine: Engine
-  storage: Storage
-  /** epoch ms; NOW/TODAY are evaluated once per statement from this */
-  now: () => number
-}
-
 const EXEC_ZERO: SqlResult = { kind: 'exec', affectedRows: 0 }
 
 /** Runs one parsed statement. */
-export async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, env: ExecEnv): Promise<SqlResult> {
+async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, env: ExecEnv): Promise<SqlResult> {
   switch (stmt.type) {
     case 'select':
       return runSelect(stmt.select, { storage: env.storage, ctx, now: env.now })

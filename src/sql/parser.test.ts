@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { insertRows, parseStatement } from './parser.js'
+import { insertRows } from './parse-insert.js'
+import { parseStatement } from './parser.js'
 
 function fails(sql: string): { code: number; desc: string } {
   try {

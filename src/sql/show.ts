@@ -1,6 +1,6 @@
 import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../storage/types.js'
 import type { ShowStmt, TableRef } from './ast.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import { requireDb, resolveDb } from './ddl.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ColumnMeta, SqlContext, SqlResult } from './result.js'
@@ -12,7 +12,7 @@ import { keepText, SYSTEM_PRECISION, systemTable, tagValueText, typeText, vgroup
  */
 
 /** a `rows` result over already materialised rows */
-export function rowsResult(columns: ColumnMeta[], rows: unknown[][], precision: Precision = SYSTEM_PRECISION): SqlResult {
+function rowsResult(columns: ColumnMeta[], rows: unknown[][], precision: Precision = SYSTEM_PRECISION): SqlResult {
   return {
     kind: 'rows',
     columns,
@@ -26,7 +26,7 @@ export function rowsResult(columns: ColumnMeta[], rows: unknown[][], precision: 
 }
 
 /** TDengine LIKE: `%` any run, `_` one char, backslash escapes; case-sensitive, whole string */
-export function likeToRegExp(pattern: string): RegExp {
+function likeToRegExp(pattern: string): RegExp {
   let re = '^'
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i]
@@ -81,7 +81,7 @@ function tagLiteralText(v: TagValue | undefined): string {
 }
 
 /** SHOW CREATE DATABASE text, every option listed (sql-dialect.md 2.1) */
-export function createDatabaseText(catalog: Catalog, name: string): string {
+function createDatabaseText(catalog: Catalog, name: string): string {
   const d = requireDb(catalog, name)
   const o = d.options
   const opt = (k: string, dflt: string | number): string | number => o[k] ?? dflt

@@ -1,5 +1,5 @@
 import type { ColumnDef, DatabaseInfo, TagValue } from '../storage/types.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import type { ColumnMeta } from './result.js'
 import { murmur3_32, vgroupOf } from './vgroup.js'
 
@@ -8,7 +8,7 @@ import { murmur3_32, vgroupOf } from './vgroup.js'
  * order, names, types and REST lengths follow systable.c. Every TIMESTAMP here is epoch ms (the
  * system tables' precision is `ms`), as bigint.
  */
-export interface SystemTable {
+interface SystemTable {
   columns: ColumnMeta[]
   rows: unknown[][]
 }
@@ -36,7 +36,7 @@ function col(name: string, type: ColumnMeta['type'], length?: number): ColumnMet
 const V = (name: string, length: number): ColumnMeta => col(name, 'VARCHAR', length)
 const TS = (name: string): ColumnMeta => col(name, 'TIMESTAMP')
 
-export const INS_DATABASES_COLUMNS: ColumnMeta[] = [
+const INS_DATABASES_COLUMNS: ColumnMeta[] = [
   V('name', 64),
   TS('create_time'),
   col('vgroups', 'INT'),
@@ -143,7 +143,7 @@ const INS_VGROUPS_COLUMNS: ColumnMeta[] = [
 ]
 
 /** names of the system tables this module answers (information_schema.<name>) */
-export const SYSTEM_TABLE_NAMES = [
+const SYSTEM_TABLE_NAMES = [
   'ins_databases',
   'ins_stables',
   'ins_tables',

@@ -8,10 +8,10 @@ import type { Precision } from '../storage/types.js'
  */
 
 export const TICKS_PER_MS: Readonly<Record<Precision, bigint>> = { ms: 1n, us: 1000n, ns: 1_000_000n }
-export const TICKS_PER_SECOND: Readonly<Record<Precision, bigint>> = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n }
-export const NS_PER_TICK: Readonly<Record<Precision, bigint>> = { ms: 1_000_000n, us: 1000n, ns: 1n }
+const TICKS_PER_SECOND: Readonly<Record<Precision, bigint>> = { ms: 1000n, us: 1_000_000n, ns: 1_000_000_000n }
+const NS_PER_TICK: Readonly<Record<Precision, bigint>> = { ms: 1_000_000n, us: 1000n, ns: 1n }
 /** digits after the decimal point when formatting, by precision */
-export const FRACTION_DIGITS: Readonly<Record<Precision, number>> = { ms: 3, us: 6, ns: 9 }
+const FRACTION_DIGITS: Readonly<Record<Precision, number>> = { ms: 3, us: 6, ns: 9 }
 
 /** nanoseconds per duration unit; `n` (month) and `y` (year) are calendar units, see durationTicks */
 const UNIT_NS: Readonly<Record<string, bigint>> = {
@@ -148,7 +148,7 @@ const zoneFormatters = new Map<string, Intl.DateTimeFormat>()
 const offsetCache = new Map<string, Map<number, number>>()
 
 /** UTC offset of `tz` in minutes at instant `ms`. Offsets change on 15-minute boundaries at most. */
-export function zoneOffsetMinutes(tz: string, ms: number): number {
+function zoneOffsetMinutes(tz: string, ms: number): number {
   const bucket = Math.floor(ms / 900_000)
   let cache = offsetCache.get(tz)
   if (cache === undefined) {
@@ -229,9 +229,4 @@ export function formatTimestamp(ticks: bigint, precision: Precision, tz?: string
   const sign = offMin < 0 ? '-' : '+'
   const a = Math.abs(offMin)
   return `${date}${sign}${pad(Math.floor(a / 60), 2)}:${pad(a % 60, 2)}`
-}
-
-/** Ticks of an epoch-millisecond number (catalog create times) in `precision`. */
-export function msToTicks(ms: number, precision: Precision): bigint {
-  return BigInt(Math.trunc(ms)) * TICKS_PER_MS[precision]
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ColumnDef, DatabaseInfo } from '../storage/types.js'
-import type { ValueExpr } from './ast.js'
+import type { ValueExpr } from './value-expr.js'
 import { TdError } from '../td-error.js'
 import fc from 'fast-check'
 import { convertValue, keepDays, timestampRange, toColumnDef, toSchema, ValueError, valueConverter, type ValueContext } from './types.js'

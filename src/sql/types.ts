@@ -1,7 +1,8 @@
 import type { ColumnDef, DatabaseInfo, Precision, TagValue } from '../storage/types.js'
-import type { ColumnSpec, ValueExpr } from './ast.js'
+import type { ColumnSpec } from './ast.js'
 import { TD, TdError } from '../td-error.js'
 import { durationTicks, parseTimestampString, TICKS_PER_MS } from './time.js'
+import type { ValueExpr } from './value-expr.js'
 
 /**
  * Column definitions and value conversion (sql-dialect.md 1.1, 1.3, 3.1): turns parsed literals
@@ -163,7 +164,7 @@ function applyDeltas(base: bigint, v: ValueExpr, cx: ValueContext): bigint {
 }
 
 /** timestamp ticks of a value in the database precision */
-export function timestampOf(v: ValueExpr, cx: ValueContext): bigint {
+function timestampOf(v: ValueExpr, cx: ValueContext): bigint {
   switch (v.kind) {
     case 'now':
       return applyDeltas(BigInt(Math.trunc(cx.nowMs)) * TICKS_PER_MS[cx.precision], v, cx)
@@ -229,7 +230,7 @@ function charLength(s: string): number {
 }
 
 /** a JSON tag value: an object of scalar values (or null) */
-export function jsonTagOf(v: ValueExpr): Record<string, unknown> | null {
+function jsonTagOf(v: ValueExpr): Record<string, unknown> | null {
   if (v.kind === 'null') {
     return null
   }

@@ -1,5 +1,5 @@
 import type { Statement } from './ast.js'
-import type { Catalog } from './catalog-types.js'
+import type { Catalog } from './catalog/types.js'
 import { TD, TdError } from '../td-error.js'
 import type { SqlContext } from './result.js'
 

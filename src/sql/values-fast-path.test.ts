@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { insertRows, parseStatement } from './parser.js'
+import { insertRows } from './parse-insert.js'
+import { parseStatement } from './parser.js'
 import { tokenize } from './lexer.js'
 
 /** The parse result or the error, comparable across the two paths. */

@@ -54,7 +54,7 @@ export function murmur3_32(bytes: Uint8Array, seed = 0x12345678): number {
 const encoder = new TextEncoder()
 
 /** The string TDengine hashes: `1.<db>.<table>`, trimmed by TABLE_PREFIX / TABLE_SUFFIX. */
-export function vgroupHashKey(db: DatabaseInfo, table: string): string {
+function vgroupHashKey(db: DatabaseInfo, table: string): string {
   const prefix = Number(db.options.table_prefix ?? 0)
   const suffix = Number(db.options.table_suffix ?? 0)
   const full = `1.${db.name}.${table}`

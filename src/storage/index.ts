@@ -1,64 +1,23 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { AppConfig } from '../config/types.js'
-import { openCatalog } from '../sql/catalog.js'
-import type { LoadableCatalog } from '../sql/catalog.js'
-import type { Catalog } from '../sql/catalog-types.js'
 import type { Engine } from './types.js'
 
-/**
- * An opened backend with its catalog. On PostgreSQL the catalog may still be loading (the
- * database was down at start): until it is, catalog calls throw StorageUnavailableError (503).
- */
-export interface Storage {
-  engine: Engine
-  catalog: Catalog
-  close(): Promise<void>
-  /**
-   * true when requests can be served now: the catalog is loaded and the backend answers
-   * (readiness, `/-/ping?action=query`). Optional for hand-built Storage objects in tests.
-   */
-  healthy?(): Promise<boolean>
-}
-
-export interface StorageOptions {
-  rootPassword: string
+/** What opening an engine takes besides its URL. */
+export interface EngineOptions {
   pool?: AppConfig['pool']
 }
 
 /** The PostgreSQL backend module's entry point (src/storage/postgres/index.ts). */
 interface PostgresModule {
-  openPostgresEngine(url: string, opts: StorageOptions): Promise<Engine>
+  openPostgresEngine(url: string, opts: EngineOptions): Promise<Engine>
 }
 
 /**
  * Opens the backend named by `--storage.url`: `duckdb:<path>`, `duckdb::memory:`,
  * `postgres://...` / `postgresql://...`.
  */
-export async function openStorage(url: string, opts: StorageOptions): Promise<Storage> {
-  const engine = await openEngine(url, opts)
-  // a shared server may be down at start: the adapter starts anyway, answers 503 and loads the
-  // catalog in the background; an embedded file that cannot be read is a startup error
-  const lazy = engine.dialect.name === 'postgres'
-  let catalog: LoadableCatalog
-  try {
-    catalog = await openCatalog(engine, { rootPassword: opts.rootPassword, lazy })
-  } catch (err) {
-    await engine.close()
-    throw err
-  }
-  return {
-    engine,
-    catalog,
-    close: async () => {
-      catalog.close()
-      await engine.close()
-    },
-    healthy: async () => catalog.loaded() && (await engine.healthy()),
-  }
-}
-
-export async function openEngine(url: string, opts: StorageOptions): Promise<Engine> {
+export async function openEngine(url: string, opts: EngineOptions): Promise<Engine> {
   if (url === 'duckdb::memory:' || url === 'duckdb:') {
     const { openDuckDBEngine } = await import('./duckdb/engine.js')
     return openDuckDBEngine(':memory:', readConnections(opts))
@@ -97,7 +56,7 @@ export async function openEngine(url: string, opts: StorageOptions): Promise<Eng
   throw new Error(`storage.url: unsupported storage URL "${url}" (expected duckdb:<path>, duckdb::memory: or postgres://...)`)
 }
 
-function readConnections(opts: StorageOptions): { readConnections: number } {
+function readConnections(opts: EngineOptions): { readConnections: number } {
   // DuckDB parallelises inside one query; a few connections are enough for concurrent requests
   const max = opts.pool?.maxConnect
   return { readConnections: max && max > 0 ? Math.min(max, 8) : 4 }

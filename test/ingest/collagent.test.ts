@@ -13,7 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { defaultConfig } from '../../src/config/index.js'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { startAdapter } from '../../src/lifecycle.js'
-import { openStorage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
 import { sqlRows, startIngestServer } from './server.js'
 
 const captured = readFileSync(new URL('./fixtures/collectd5.12_network.bin', import.meta.url))

@@ -14,7 +14,8 @@ import { LineProtoParser } from '../../src/ingest/lineproto/parse.js'
 import { createLineProtoWorkers, parsedHere, splitBody, type LineProtoWorkers } from '../../src/ingest/lineproto/worker-pool.js'
 import { createSchemaless } from '../../src/ingest/schemaless/schemaless.js'
 import { createLineprotoRoutes } from '../../src/rest/lineproto.js'
-import { openStorage, type Storage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
+import type { Storage } from '../../src/sql/catalog/types.js'
 import { selectRows } from '../sql/select-rows.js'
 
 const HOSTS = 20

@@ -5,7 +5,7 @@
  * PostgreSQL.
  */
 import { afterAll, beforeAll } from 'vitest'
-import { openStorage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
 import { runPreAggregateSuite } from '../sql/pre-aggregate.case.js'
 import { runWindowNumberSuite } from '../sql/window-number.case.js'
 import { startPostgres, type PgContainer } from './pg-container.js'

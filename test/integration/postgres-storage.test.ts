@@ -3,7 +3,7 @@
  * PostgreSQL: same expectations, opened through openStorage with a postgres:// URL.
  */
 import { afterAll, beforeAll } from 'vitest'
-import { openStorage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
 import { runStorageSuite } from '../storage/storage.case.js'
 import { startPostgres } from './pg-container.js'
 import type { PgContainer } from './pg-container.js'

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Storage } from '../../src/storage/index.js'
+import type { Storage } from '../../src/sql/catalog/types.js'
 import { Cursor } from '../../src/sql/cursor.js'
 import { tokenize } from '../../src/sql/lexer.js'
 import { parseSelect } from '../../src/sql/select/parse-select.js'

@@ -1,4 +1,4 @@
-import { openStorage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
 import { runWindowNumberSuite } from './window-number.case.js'
 
 runWindowNumberSuite('DuckDB (in memory)', () => openStorage('duckdb::memory:', { rootPassword: 'taosdata' }))

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openCatalog } from '../../src/sql/catalog.js'
+import { openCatalog, openStorage } from '../../src/sql/catalog/open.js'
 import { openDuckDBEngine } from '../../src/storage/duckdb/engine.js'
-import { openStorage } from '../../src/storage/index.js'
 import { runStorageSuite } from './storage.case.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'db-adapter-storage-'))

@@ -7,8 +7,8 @@
 import { createServer } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { StorageUnavailableError } from '../../src/storage/errors.js'
-import { openStorage } from '../../src/storage/index.js'
-import type { Storage } from '../../src/storage/index.js'
+import { openStorage } from '../../src/sql/catalog/open.js'
+import type { Storage } from '../../src/sql/catalog/types.js'
 
 async function closedPort(): Promise<number> {
   return new Promise((resolve, reject) => {

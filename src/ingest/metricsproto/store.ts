@@ -11,9 +11,8 @@
  * JSON SQL is needed. Rows are streamed into the protobuf response as they come (bounded JS
  * memory for large reads). NULL samples are left out (Prometheus has no value for them).
  */
-import type { Storage } from '../../storage/index.js'
+import type { Storage, ChildTableSpec } from '../../sql/catalog/types.js'
 import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
-import type { ChildTableSpec } from '../../sql/catalog-types.js'
 import { dbNotExist } from '../../td-error.js'
 import { normaliseDbName } from '../naming.js'
 import { ReadResponseBuilder } from './proto.js'

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openStorage, type Storage } from '../../storage/index.js'
+import { openStorage } from '../../sql/catalog/open.js'
+import type { Storage } from '../../sql/catalog/types.js'
 import { LineProtoParser } from '../lineproto/parse.js'
 import { SliceDictionary, decodeSlice } from '../lineproto/slice-decoder.js'
 import { SliceEncoder } from '../lineproto/slice-encoder.js'

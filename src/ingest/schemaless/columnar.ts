@@ -17,7 +17,7 @@
  * turning each parsed point back into a Point, a row and a DuckDB chunk value cost it more than
  * DuckDB's own append (figures: bench/README.md).
  */
-import type { Catalog } from '../../sql/catalog-types.js'
+import type { Catalog } from '../../sql/catalog/types.js'
 import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
 import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf } from '../lineproto/slice-format.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'

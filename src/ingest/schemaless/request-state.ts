@@ -4,7 +4,7 @@
  * and limits, converts timestamps and collects what the schema lacks. Rows of rejected lines are
  * dropped; rows of lines whose schema change fails later are dropped by rejectStable/rejectChild.
  */
-import type { Catalog } from '../../sql/catalog-types.js'
+import type { Catalog } from '../../sql/catalog/types.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/types.js'
 import { stableNameOf } from '../naming.js'

@@ -4,7 +4,7 @@
  * against the catalog as it is now. SchemaChanged says another request or SQL DDL changed it in
  * a way that needs pass 1 again; a TdError of one super table or child rejects only its lines.
  */
-import type { Catalog } from '../../sql/catalog-types.js'
+import type { Catalog } from '../../sql/catalog/types.js'
 import { TdError, dbNotExist } from '../../td-error.js'
 import type { ColumnDef } from '../../storage/types.js'
 import { TAG_NULL_NAME } from '../naming.js'

@@ -29,7 +29,7 @@
  */
 import { dbNotExist } from '../../td-error.js'
 import { KeyedMutex } from '../../mutex.js'
-import type { Storage } from '../../storage/index.js'
+import type { Storage } from '../../sql/catalog/types.js'
 import { normaliseDbName, stableNameOf } from '../naming.js'
 import type { Point } from '../point.js'
 import type { PointSource, Schemaless, SchemalessOptions, WriteOptions } from '../types.js'

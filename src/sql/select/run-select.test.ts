@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openStorage, type Storage } from '../../storage/index.js'
+import { openStorage } from '../catalog/open.js'
+import type { Storage } from '../catalog/types.js'
 import { Cursor } from '../cursor.js'
 import { tokenize } from '../lexer.js'
 import type { SqlContext } from '../result.js'

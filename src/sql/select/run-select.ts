@@ -1,4 +1,4 @@
-import type { Storage } from '../../storage/index.js'
+import type { Storage } from '../catalog/types.js'
 import type { NumericChunk } from '../../storage/types.js'
 import { TD, TdError } from '../../td-error.js'
 import type { SqlContext, SqlResult } from '../result.js'

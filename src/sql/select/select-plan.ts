@@ -1,4 +1,4 @@
-import type { Catalog } from '../catalog-types.js'
+import type { Catalog } from '../catalog/types.js'
 import type { ColumnMeta, SqlContext } from '../result.js'
 import type { Dialect, Precision } from '../../storage/types.js'
 import type { FillOptions } from './fill-windows.js'

@@ -1,3 +1,4 @@
+import type { AppConfig } from '../../config/types.js'
 import type {
   ColumnDef,
   DatabaseInfo,
@@ -7,7 +8,7 @@ import type {
   TableInfo,
   TagValue,
   UserInfo,
-} from '../storage/types.js'
+} from '../../storage/types.js'
 
 /** One child table for `Catalog.createChildTables`. */
 export interface ChildTableSpec {
@@ -102,4 +103,35 @@ export interface Catalog {
 
   /** re-read the catalog from storage when another replica changed it (no-op on embedded storage) */
   refresh(): Promise<void>
+}
+
+/** A catalog that may still be loading: `loaded()` is false until the first successful load. */
+export interface LoadableCatalog extends Catalog {
+  loaded(): boolean
+  /** resolves once loaded (or rejects when closed first) */
+  whenLoaded(): Promise<void>
+  /** re-read the catalog when a lookup missed, at most once per `MISS_REFRESH_MS`; true when it re-read */
+  refreshOnMiss(): Promise<boolean>
+  /** stop background retries and listeners */
+  close(): void
+}
+
+/**
+ * An opened backend with its catalog. On PostgreSQL the catalog may still be loading (the
+ * database was down at start): until it is, catalog calls throw StorageUnavailableError (503).
+ */
+export interface Storage {
+  engine: Engine
+  catalog: Catalog
+  close(): Promise<void>
+  /**
+   * true when requests can be served now: the catalog is loaded and the backend answers
+   * (readiness, `/-/ping?action=query`). Optional for hand-built Storage objects in tests.
+   */
+  healthy?(): Promise<boolean>
+}
+
+export interface StorageOptions {
+  rootPassword: string
+  pool?: AppConfig['pool']
 }

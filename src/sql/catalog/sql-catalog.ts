@@ -1,0 +1,146 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { DatabaseInfo, StableInfo, TableInfo, UserInfo } from '../../storage/types.js'
+import { TD, TdError } from '../../td-error.js'
+import { checkPassword, hashPassword, sha256 } from './passwords.js'
+import type { UserRecord } from './row-codecs.js'
+import { TableDdl } from './table-ddl.js'
+import type { LoadableCatalog } from './types.js'
+
+/**
+ * The catalog as opened (openCatalog): the lookups every statement and line-protocol series makes,
+ * and users. Its parts, from state.ts up, hold loading, replica sync and DDL.
+ */
+
+const AUTH_CACHE_MS = 60_000
+
+export class SqlCatalog extends TableDdl implements LoadableCatalog {
+  // ---- lookups -------------------------------------------------------------------------------
+
+  listDatabases(): DatabaseInfo[] {
+    this.ready()
+    return [...this.dbs.values()]
+  }
+
+  getDatabase(name: string): DatabaseInfo | undefined {
+    this.ready()
+    return this.dbs.get(name)
+  }
+
+  listStables(db: string): StableInfo[] {
+    this.ready()
+    return [...(this.stables.get(db)?.values() ?? [])]
+  }
+
+  getStable(db: string, name: string): StableInfo | undefined {
+    this.ready()
+    return this.stables.get(db)?.get(name)
+  }
+
+  listTables(db: string): TableInfo[] {
+    this.ready()
+    return [...(this.tables.get(db)?.values() ?? [])]
+  }
+
+  getTable(db: string, name: string): TableInfo | undefined {
+    this.ready()
+    return this.tables.get(db)?.get(name)
+  }
+
+  // ---- users ---------------------------------------------------------------------------------
+
+  listUsers(): UserInfo[] {
+    this.ready()
+    return [...this.users.values()].map(({ hash: _hash, ...u }) => u)
+  }
+
+  async createUser(name: string, password: string, opts: Partial<UserInfo> = {}): Promise<void> {
+    const hash = await hashPassword(password)
+    await this.mutate(async () => {
+      if (this.users.has(name)) {
+        throw new TdError(TD.MND_USER_ALREADY_EXIST, 'User already exists')
+      }
+      const u: UserRecord = {
+        name,
+        hash,
+        super: opts.super ?? false,
+        enable: opts.enable ?? true,
+        sysinfo: opts.sysinfo ?? true,
+        createdb: opts.createdb ?? false,
+        createdAt: Date.now(),
+      }
+      await this.engine.exec(
+        `INSERT INTO ${this.cat('users')} (name, hash, is_super, enabled, sysinfo, createdb, created_at) VALUES (${this.s(name)}, ${this.s(hash)}, ${u.super}, ${u.enable}, ${u.sysinfo}, ${u.createdb}, ${u.createdAt})`,
+      )
+      this.users.set(name, u)
+    }, () => this.syncUser(name))
+  }
+
+  private requireUser(name: string): UserRecord {
+    this.ready()
+    const u = this.users.get(name)
+    if (!u) {
+      throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
+    }
+    return u
+  }
+
+  async alterUserPassword(name: string, password: string): Promise<void> {
+    this.requireUser(name)
+    const hash = await hashPassword(password)
+    await this.mutate(async () => {
+      const u = this.requireUser(name)
+      await this.engine.exec(`UPDATE ${this.cat('users')} SET hash = ${this.s(hash)} WHERE name = ${this.s(name)}`)
+      u.hash = hash
+      this.authCache.delete(name)
+    }, () => this.syncUser(name))
+  }
+
+  async alterUser(name: string, opts: Partial<UserInfo>): Promise<void> {
+    await this.mutate(async () => {
+      const u = this.requireUser(name)
+      const next = { ...u }
+      for (const k of ['super', 'enable', 'sysinfo', 'createdb'] as const) {
+        if (opts[k] !== undefined) {
+          next[k] = Boolean(opts[k])
+        }
+      }
+      await this.engine.exec(
+        `UPDATE ${this.cat('users')} SET is_super = ${next.super}, enabled = ${next.enable}, sysinfo = ${next.sysinfo}, createdb = ${next.createdb} WHERE name = ${this.s(name)}`,
+      )
+      this.users.set(name, next)
+      this.authCache.delete(name)
+    }, () => this.syncUser(name))
+  }
+
+  async dropUser(name: string): Promise<void> {
+    await this.mutate(async () => {
+      this.requireUser(name)
+      if (name === 'root') {
+        throw new TdError(TD.MND_NO_RIGHTS, 'Insufficient privilege for operation')
+      }
+      await this.engine.exec(`DELETE FROM ${this.cat('users')} WHERE name = ${this.s(name)}`)
+      this.users.delete(name)
+      this.authCache.delete(name)
+    }, () => this.syncUser(name))
+  }
+
+  async verifyUser(name: string, password: string): Promise<boolean> {
+    this.ready()
+    const u = this.users.get(name)
+    if (!u || !u.enable) {
+      return false
+    }
+    const digest = sha256(password)
+    const hit = this.authCache.get(name)
+    if (hit && hit.until > Date.now() && timingSafeEqual(hit.digest, digest)) {
+      return true
+    }
+    const hash = u.hash
+    const ok = await checkPassword(password, hash)
+    // only cache when the user was not changed while scrypt ran
+    if (ok && this.users.get(name)?.hash === hash) {
+      this.authCache.set(name, { digest, until: Date.now() + AUTH_CACHE_MS })
+    }
+    return ok
+  }
+}

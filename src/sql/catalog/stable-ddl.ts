@@ -1,0 +1,346 @@
+import { ownedString } from '../../owned-string.js'
+import type { ColumnDef, DatabaseInfo, Dialect, Engine, Precision, StableInfo, TagValue } from '../../storage/types.js'
+import { TD, TdError, dbNotExist, tableNotExist } from '../../td-error.js'
+import { chunkIntervalTicks, DEFAULT_DB_OPTIONS, optionValue, PRECISIONS } from './database-options.js'
+import { ReplicaSyncedCatalog } from './replica-sync.js'
+import { encodeTags, ownedColumns } from './row-codecs.js'
+import { mapOf } from './versioned-map.js'
+
+/** DDL of databases and super tables: the physical schema and tables, and their catalog rows. */
+
+/** Optional dialect hook (PostgreSQL: hypertable where TimescaleDB is installed). */
+interface DataTableHook {
+  afterCreateDataTable?(schema: string, table: string, tsCol: string, chunkTicks?: bigint | number): string[]
+}
+
+/** each column and tag name once, else 9788 `Duplicated column names` */
+export function checkDuplicates(cols: ColumnDef[]): void {
+  const seen = new Set<string>()
+  for (const c of cols) {
+    if (seen.has(c.name)) {
+      throw new TdError(TD.PAR_DUPLICATED_COLUMN, `Duplicated column names: ${c.name}`)
+    }
+    seen.add(c.name)
+  }
+}
+
+export abstract class StableDdl extends ReplicaSyncedCatalog {
+  /** runs the dialect's post-create statements (hypertable) in the creating transaction */
+  protected async afterCreateDataTable(tx: Engine, db: string, table: string, tsCol: string): Promise<void> {
+    const hook = (this.d as Dialect & DataTableHook).afterCreateDataTable
+    if (typeof hook !== 'function') {
+      return
+    }
+    const info = this.dbs.get(db)
+    const chunk = info ? chunkIntervalTicks(info.options.duration, info.precision) : undefined
+    for (const stmt of hook.call(this.d, this.d.schemaName(db), table, tsCol, chunk)) {
+      await tx.exec(stmt)
+    }
+  }
+
+  // ---- databases -----------------------------------------------------------------------------
+
+  async createDatabase(
+    name: string,
+    options: { precision?: Precision; vgroups?: number; [k: string]: unknown },
+    ifNotExists: boolean,
+  ): Promise<void> {
+    const precision = options.precision ?? 'ms'
+    if (!PRECISIONS.includes(precision)) {
+      throw new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option precision: ${String(precision)}`)
+    }
+    const vgroups = options.vgroups === undefined ? 2 : Number(options.vgroups)
+    if (!Number.isInteger(vgroups) || vgroups < 1 || vgroups > 1024) {
+      throw new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option vgroups: ${String(options.vgroups)}`)
+    }
+    await this.mutate(async () => {
+      if (this.dbs.has(name)) {
+        if (ifNotExists) {
+          return
+        }
+        throw new TdError(TD.MND_DB_ALREADY_EXIST, 'Database already exists')
+      }
+      let maxId = 1
+      for (const d of this.dbs.values()) {
+        maxId = Math.max(maxId, d.firstVgId + d.vgroups - 1)
+      }
+      const opts: Record<string, string | number> = { ...DEFAULT_DB_OPTIONS }
+      for (const [k, v] of Object.entries(options)) {
+        if (v !== undefined) {
+          opts[k.toLowerCase()] = optionValue(v)
+        }
+      }
+      opts.precision = precision
+      opts.vgroups = vgroups
+      const info: DatabaseInfo = {
+        name: ownedString(name),
+        precision,
+        vgroups,
+        firstVgId: maxId + 1,
+        options: opts,
+        createdAt: Date.now(),
+      }
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${this.d.quoteIdent(this.d.schemaName(name))}`)
+        await tx.exec(
+          `INSERT INTO ${this.cat('databases')} (name, prec, vgroups, first_vgid, options, created_at) VALUES (${this.s(name)}, ${this.s(precision)}, ${vgroups}, ${info.firstVgId}, ${this.s(JSON.stringify(opts))}, ${info.createdAt})`,
+        )
+      })
+      this.dbs.set(info.name, info)
+    }, () => this.syncDatabases())
+  }
+
+  async dropDatabase(name: string, ifExists: boolean): Promise<void> {
+    await this.mutate(async () => {
+      if (!this.dbs.has(name)) {
+        if (ifExists) {
+          return
+        }
+        throw dbNotExist(name)
+      }
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`DROP SCHEMA IF EXISTS ${this.d.quoteIdent(this.d.schemaName(name))} CASCADE`)
+        for (const t of ['tables', 'stables']) {
+          await tx.exec(`DELETE FROM ${this.cat(t)} WHERE db = ${this.s(name)}`)
+        }
+        await tx.exec(`DELETE FROM ${this.cat('databases')} WHERE name = ${this.s(name)}`)
+      })
+      this.forgetDb(name)
+    }, () => this.syncDatabases())
+  }
+
+  // ---- super tables --------------------------------------------------------------------------
+
+  async createStable(
+    db: string,
+    name: string,
+    columns: ColumnDef[],
+    tags: ColumnDef[],
+    ifNotExists: boolean,
+    comment?: string,
+  ): Promise<void> {
+    if (columns.length === 0 || columns[0].type !== 'TIMESTAMP') {
+      throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
+    }
+    checkDuplicates([...columns, ...tags])
+    await this.mutate(async () => {
+      this.requireDb(db)
+      if (this.stables.get(db)?.has(name)) {
+        if (ifNotExists) {
+          return
+        }
+        throw new TdError(TD.MND_STB_ALREADY_EXIST, 'STable already exists')
+      }
+      if (this.tables.get(db)?.has(name)) {
+        throw new TdError(TD.TDB_TABLE_ALREADY_EXIST, 'Table already exists')
+      }
+      const info: StableInfo = { db, name: ownedString(name), columns: ownedColumns(columns), tags: ownedColumns(tags), createdAt: Date.now() }
+      if (comment !== undefined) {
+        info.comment = comment
+      }
+      const ts = this.d.quoteIdent(columns[0].name)
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(
+          `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}${this.d.dataTableKey([this.d.quoteIdent('_tid'), ts])})`,
+        )
+        await this.afterCreateDataTable(tx, db, name, columns[0].name)
+        await tx.exec(
+          `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER PRIMARY KEY, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
+        )
+        await tx.exec(
+          `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)})`,
+        )
+      })
+      mapOf(this.stables, db).set(info.name, info)
+    }, this.syncNames(db, [name]))
+  }
+
+  async dropStable(db: string, name: string, ifExists: boolean): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      if (!this.stables.get(db)?.has(name)) {
+        if (ifExists) {
+          return
+        }
+        throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
+      }
+      await this.dropStableLocked(db, name)
+    }, this.syncNames(db, [name]))
+  }
+
+  protected async dropStableLocked(db: string, name: string): Promise<void> {
+    await this.engine.transaction(async (tx) => {
+      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, `${name}$tags`)}`)
+      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
+      await tx.exec(
+        `DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND kind = 'child' AND stable = ${this.s(name)}`,
+      )
+      await tx.exec(`DELETE FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
+    })
+    this.stables.get(db)?.delete(name)
+    const tbls = this.tables.get(db)
+    if (tbls) {
+      for (const [k, t] of tbls) {
+        if (t.kind === 'child' && t.stable === name) {
+          tbls.delete(k)
+        }
+      }
+    }
+    this.nextTid.delete(`${db}\u0000${name}`)
+  }
+
+  protected async saveStable(tx: Engine, st: StableInfo): Promise<void> {
+    await tx.exec(
+      `UPDATE ${this.cat('stables')} SET columns = ${this.s(JSON.stringify(st.columns))}, tags = ${this.s(JSON.stringify(st.tags))} WHERE db = ${this.s(st.db)} AND name = ${this.s(st.name)}`,
+    )
+  }
+
+  async addStableColumn(db: string, stable: string, col: ColumnDef, isTag: boolean): Promise<void> {
+    await this.mutate(async () => {
+      const st = this.requireStable(db, stable)
+      if (st.tags.some((c) => c.name === col.name)) {
+        throw new TdError(TD.MND_TAG_ALREADY_EXIST, 'Tag already exists')
+      }
+      if (st.columns.some((c) => c.name === col.name)) {
+        throw new TdError(TD.MND_COLUMN_ALREADY_EXIST, 'Column already exists')
+      }
+      const [added] = ownedColumns([col])
+      const next: StableInfo = isTag ? { ...st, tags: [...st.tags, added] } : { ...st, columns: [...st.columns, added] }
+      const target = isTag ? `${stable}$tags` : stable
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, target)} ADD COLUMN ${this.colDefsSql([col])}`)
+        await this.saveStable(tx, next)
+      })
+      mapOf(this.stables, db).set(stable, next)
+      if (isTag) {
+        for (const t of this.tables.get(db)?.values() ?? []) {
+          if (t.kind === 'child' && t.stable === stable && t.tags) {
+            t.tags[added.name] = null
+          }
+        }
+      }
+    }, this.syncNames(db, [], [stable]))
+  }
+
+  async dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void> {
+    await this.mutate(async () => {
+      const st = this.requireStable(db, stable)
+      const list = isTag ? st.tags : st.columns
+      const idx = list.findIndex((c) => c.name === name)
+      if (idx < 0) {
+        throw isTag
+          ? new TdError(TD.MND_TAG_NOT_EXIST, 'Tag does not exist')
+          : new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+      }
+      if (!isTag && idx === 0) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: cannot drop the primary timestamp column')
+      }
+      if (isTag && st.tags.length === 1) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: a super table needs at least one tag')
+      }
+      const rest = list.filter((c) => c.name !== name)
+      const next: StableInfo = isTag ? { ...st, tags: rest } : { ...st, columns: rest }
+      const target = isTag ? `${stable}$tags` : stable
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`ALTER TABLE ${this.phys(db, target)} DROP COLUMN ${this.d.quoteIdent(name)}`)
+        await this.saveStable(tx, next)
+        if (isTag) {
+          await this.rewriteChildTags(tx, db, stable, (tags) => {
+            delete tags[name]
+          })
+        }
+      })
+      mapOf(this.stables, db).set(stable, next)
+      if (isTag) {
+        for (const t of this.tables.get(db)?.values() ?? []) {
+          if (t.kind === 'child' && t.stable === stable && t.tags) {
+            delete t.tags[name]
+          }
+        }
+      }
+    }, this.syncNames(db, [], [stable]))
+  }
+
+  /** Updates the persisted tag JSON of every child of a stable (cache updated by the caller). */
+  protected async rewriteChildTags(
+    tx: Engine,
+    db: string,
+    stable: string,
+    edit: (tags: Record<string, TagValue>) => void,
+  ): Promise<void> {
+    for (const t of this.tables.get(db)?.values() ?? []) {
+      if (t.kind === 'child' && t.stable === stable) {
+        const tags = { ...(t.tags ?? {}) }
+        edit(tags)
+        await tx.exec(
+          `UPDATE ${this.cat('tables')} SET tags = ${this.s(encodeTags(tags))} WHERE db = ${this.s(db)} AND name = ${this.s(t.name)}`,
+        )
+      }
+    }
+  }
+
+  async widenColumn(db: string, table: string, name: string, length: number): Promise<void> {
+    await this.mutate(async () => {
+      this.requireDb(db)
+      const st = this.stables.get(db)?.get(table)
+      const nt = this.tables.get(db)?.get(table)
+      let list: ColumnDef[] | undefined
+      let physTable: string
+      let isTag = false
+      if (st) {
+        const ci = st.columns.findIndex((c) => c.name === name)
+        if (ci >= 0) {
+          list = st.columns
+          physTable = table
+        } else {
+          list = st.tags
+          isTag = true
+          physTable = `${table}$tags`
+        }
+      } else if (nt && nt.kind === 'normal') {
+        list = nt.columns
+        physTable = table
+      } else if (nt) {
+        throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: modify a child table column through its super table')
+      } else {
+        throw tableNotExist(table)
+      }
+      const idx = list?.findIndex((c) => c.name === name) ?? -1
+      if (!list || idx < 0) {
+        throw isTag || !st
+          ? new TdError(st ? TD.MND_TAG_NOT_EXIST : TD.MND_COLUMN_NOT_EXIST, st ? 'Tag does not exist' : 'Column does not exist')
+          : new TdError(TD.MND_COLUMN_NOT_EXIST, 'Column does not exist')
+      }
+      const old = list[idx]
+      if (old.type !== 'VARCHAR' && old.type !== 'NCHAR') {
+        throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Only varchar/nchar/geometry length can be modified')
+      }
+      if (length <= old.length) {
+        throw new TdError(TD.PAR_INVALID_MODIFY_COL, 'Field length can only be increased')
+      }
+      const widened: ColumnDef = { ...old, length }
+      const nextList = list.map((c, i) => (i === idx ? widened : c))
+      const oldType = this.d.columnType(old)
+      const newType = this.d.columnType(widened)
+      await this.engine.transaction(async (tx) => {
+        if (oldType !== newType) {
+          await tx.exec(
+            `ALTER TABLE ${this.phys(db, physTable)} ALTER COLUMN ${this.d.quoteIdent(name)} TYPE ${newType}`,
+          )
+        }
+        if (st) {
+          await this.saveStable(tx, isTag ? { ...st, tags: nextList } : { ...st, columns: nextList })
+        } else {
+          await tx.exec(
+            `UPDATE ${this.cat('tables')} SET columns = ${this.s(JSON.stringify(nextList))} WHERE db = ${this.s(db)} AND name = ${this.s(table)}`,
+          )
+        }
+      })
+      if (st) {
+        mapOf(this.stables, db).set(table, isTag ? { ...st, tags: nextList } : { ...st, columns: nextList })
+      } else if (nt) {
+        nt.columns = nextList
+      }
+    }, this.syncNames(db, [table]))
+  }
+}
