@@ -18,19 +18,10 @@ import { createLineprotoRoutes } from './lineproto.js'
 import { createMetricsprotoRoutes } from './metricsproto.js'
 import { createTsdbprotoRoutes } from './tsdbproto.js'
 
-/** The memory gate as the write endpoints need it (src/monitor/gate.ts `Gate` satisfies this). */
-export interface IngestGate {
-  allPaused(): boolean
-  /** query endpoints (remote read) also refuse while query-paused */
-  queryPaused?(): boolean
-}
-
 export interface IngestDeps {
   config: AppConfig
   storage: Storage
   logger: Logger
-  /** optional: without it nothing is ever paused */
-  gate?: IngestGate
   /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
   schemaless?: Schemaless
   /** optional: rows written and rejected by protocol on /metrics */
@@ -39,17 +30,27 @@ export interface IngestDeps {
   lineprotoWorkers?: LineProtoWorkers
 }
 
-export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; app: Hono }> {
+/** A route module, where it is mounted and which memory gate stands in front of it. */
+export interface IngestRoutes {
+  prefix: string
+  app: Hono
+  /** write: refused while all-paused; query: also while query-paused (src/monitor/gate-middleware.ts) */
+  gate: 'write' | 'query'
+}
+
+export function createIngestRoutes(deps: IngestDeps): IngestRoutes[] {
   const schemaless = deps.schemaless ?? createSchemaless(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
-  const routes: Array<{ prefix: string; app: Hono }> = []
+  const routes: IngestRoutes[] = []
   if (deps.config.lineproto.enable) {
-    routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }) })
+    routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }), gate: 'write' })
   }
   if (deps.config.tsdbproto.enable) {
-    routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }) })
+    routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }), gate: 'write' })
   }
   if (deps.config.metricsproto.enable) {
-    routes.push({ prefix: '/metricsproto/v1', app: createMetricsprotoRoutes(deps) })
+    const remote = createMetricsprotoRoutes(deps)
+    routes.push({ prefix: '/metricsproto/v1', app: remote.write, gate: 'write' })
+    routes.push({ prefix: '/metricsproto/v1', app: remote.read, gate: 'query' })
   }
   return routes
 }

@@ -3,7 +3,7 @@
  * `POST /lineproto/v1/write?db=&precision=&u=&p=&ttl=&req_id=`: InfluxDB v1 line protocol through
  * the schemaless core (adapter-behaviour 4, sql-dialect 9).
  *
- * Order: memory pause 503 -> req_id 400 -> precision 400 -> credentials missing 401 -> db missing
+ * Order: memory pause 503 (src/lifecycle.ts) -> req_id 400 -> precision 400 -> credentials missing 401 -> db missing
  * 404 -> ttl 400 -> Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body
  * (413 past the cap, decompressed size included) -> parse + write -> 204.
  *
@@ -15,13 +15,13 @@
  * clients print) and, for rejected lines, `line`, `rejected`, `written` and `errors`.
  */
 import { Hono } from 'hono'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { GatewayError } from '../http/errors.js'
 import { LineProtoParser } from '../ingest/lineproto/parse.js'
 import { parsedHere } from '../ingest/lineproto/worker-pool.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
-import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { leaseIngestBody, nodeIncoming } from './ingest-body.js'
+import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { declaredSize, readBody } from '../http/middleware/body.js'
 import { BodyLease, BodyPool } from '../ingest/body-pool.js'
 import type { Schemaless, WriteOptions, WriteResult } from '../ingest/schemaless/schemaless.js'
 import type { LaneMiss } from '../ingest/schemaless/columnar.js'
@@ -29,9 +29,16 @@ import { TD, TdError } from '../td-error.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { Mutex } from '../mutex.js'
-import { parseReqId } from './params.js'
+import { parseReqId, parseTtl } from './params.js'
 
 type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
+
+const credentialsRequired = (): Response =>
+  ingestError(401, 'authentication required: send HTTP Basic credentials or the u and p query parameters', {}, {
+    'WWW-Authenticate': 'Basic realm="db-adapter"',
+  })
+const wrongCredentials = (): Response => ingestError(401, 'Authentication failure: wrong user name or password')
+const bodyTooLarge = (limit: number): Response => ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
 
 export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const app = new Hono()
@@ -41,8 +48,18 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   // writes of this route being parsed or written now
   const writing = new WriteLoad()
   const lanes = new ColumnarLanes()
-  const bodies = new BodyPool()
-  app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
+  const limit = deps.config.http.maxBodySize
+  app.post(
+    '/write',
+    checkRequest,
+    // Basic credentials first, then u / p override each part (taosAdapter's order)
+    basicCredentials({ queryOverride: true, refuse: credentialsRequired }),
+    checkTarget,
+    declaredSize(limit, bodyTooLarge),
+    verifyUser(deps.storage.catalog, wrongCredentials),
+    readBody({ limit, pool: new BodyPool(), refuse: (r) => ingestError(r.status, r.message) }),
+    (c) => handleWrite(c, deps, parser, writing, lanes),
+  )
   return app
 }
 
@@ -130,17 +147,16 @@ export function ingestError(status: number, desc: string, extra: Record<string, 
   return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
 }
 
-async function handleWrite(
-  c: Context,
-  deps: LineprotoDeps,
-  parser: LineProtoParser,
-  writing: WriteLoad,
-  lanes: ColumnarLanes,
-  bodies: BodyPool,
-): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return ingestError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
-  }
+/** Parameters of a write, checked before credentials are verified and the body is read. */
+interface WriteParams {
+  db: string
+  opts: WriteOptions
+}
+
+type LineprotoEnv = { Variables: { params: WriteParams } }
+
+/** req_id 400 -> precision 400 (before credentials are looked at). */
+const checkRequest: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
   const reqId = parseReqId(c.req.query('req_id'))
   if ('status' in reqId) {
     return ingestError(400, reqId.desc)
@@ -150,43 +166,41 @@ async function handleWrite(
   if (precision === undefined) {
     return ingestError(400, `illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`)
   }
-  // Basic credentials first, then u / p override each part (taosAdapter's order)
-  const basic = basicCredentials(c.req.header('Authorization'))
-  const user = c.req.query('u') ?? basic?.user ?? ''
-  const password = c.req.query('p') ?? basic?.password ?? ''
-  if (user === '' || password === '') {
-    return ingestError(401, 'authentication required: send HTTP Basic credentials or the u and p query parameters', {}, {
-      'WWW-Authenticate': 'Basic realm="db-adapter"',
-    })
-  }
   const db = c.req.query('db') ?? ''
-  if (db === '') {
+  c.set('params', { db, opts: { precision } })
+  await next()
+}
+
+/** db 404 -> ttl 400 (after credentials are present, before they are verified). */
+const checkTarget: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
+  const params = c.get('params')
+  if (params.db === '') {
     return ingestError(404, 'db required: the db query parameter names the target database')
   }
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
     return ingestError(400, ttl)
   }
-  const limit = deps.config.http.maxBodySize
-  if (declaredTooLarge(c.req.raw, limit)) {
-    return ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
-  }
-  if (!(await deps.storage.catalog.verifyUser(user, password))) {
-    return ingestError(401, 'Authentication failure: wrong user name or password')
-  }
-  const read = await leaseIngestBody(c.req.raw, limit, nodeIncoming(c.env), bodies)
-  if (!(read instanceof BodyLease)) {
-    return ingestError(read.status, read.message)
-  }
+  params.opts.ttl = ttl
+  await next()
+}
+
+async function handleWrite(
+  c: Context<LineprotoEnv>,
+  deps: LineprotoDeps,
+  parser: LineProtoParser,
+  writing: WriteLoad,
+  lanes: ColumnarLanes,
+): Promise<Response> {
+  const { db, opts } = c.get('params')
   let result: WriteResult
   const alone = writing.start()
   try {
-    result = await writeBody(read, db, { precision, ttl }, deps, parser, alone, lanes)
+    result = await writeBody(c.get('body'), db, opts, deps, parser, alone, lanes)
   } catch (err) {
     return writeFailure(err, db, deps)
   } finally {
     writing.end()
-    read.release()
   }
   countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {

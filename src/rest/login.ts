@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import { errorBody } from './encode.js'
 import { failure, jsonText } from './respond.js'
 import type { RestDeps } from './routes.js'
-import { encodeTaosdToken } from './taosd-token.js'
+import { encodeTaosdToken } from '../http/auth/taosd-token.js'
 
 const TOKEN_ERROR = { status: 400, code: 4362, desc: 'generate taosd token error' }
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { TdError } from '../td-error.js'
 import { storageUnavailableIn } from '../storage/errors.js'
-import type { RestFailure } from './auth.js'
+import type { RestFailure } from '../http/auth/authorization.js'
 import { errorBody, JSON_CONTENT_TYPE } from './encode.js'
 import { statusForDbError } from './http-status.js'
 

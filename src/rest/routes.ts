@@ -4,9 +4,11 @@ import type { AppConfig } from '../config/types.js'
 import type { Logger } from '../logger.js'
 import type { SqlExecutor } from '../sql/result.js'
 import type { Storage } from '../storage/index.js'
-import { createAuthenticator } from './auth.js'
+import { createAuthenticator } from '../http/auth/authorization.js'
 import { handleLogin, handleLoginMalformed } from './login.js'
-import { paused } from './respond.js'
+import { tdengineAuth } from '../http/middleware/auth.js'
+import { restRetryAfter } from '../monitor/gate-middleware.js'
+import { dbError, failure } from './respond.js'
 import { handleSql } from './sql-handler.js'
 import { handleVgidGet, handleVgidPost } from './vgid.js'
 
@@ -35,22 +37,28 @@ export interface RestDeps {
  */
 export function createRestRoutes(deps: RestDeps): Hono {
   const app = new Hono()
-  const auth = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
+  const authenticator = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
 
-  // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1).
-  app.use('*', async (c, next) => {
-    if (deps.gate?.allPaused() === true) {
-      return paused('memory exceeds threshold')
-    }
-    await next()
+  // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1), with Retry-After
+  // (also added to the SQL handler's query-paused 503)
+  if (deps.gate !== undefined) {
+    app.use('*', restRetryAfter(deps.gate))
+  }
+
+  const sqlAuth = tdengineAuth({
+    authenticator,
+    refuse: failure,
+    // users live in the catalog: storage down means 503, not a 500
+    failed: (err) => dbError(err, deps.config.httpCodeServerError),
   })
-
-  app.post('/sql', (c) => handleSql(c, deps, auth))
+  // (a storage failure while authenticating goes to the app's error handler, as it always has)
+  const vgidAuth = tdengineAuth({ authenticator, refuse: failure })
+  app.post('/sql', sqlAuth, (c) => handleSql(c, deps))
   // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
-  app.post('/sql/', (c) => handleSql(c, deps, auth))
-  app.post('/sql/:db/vgid', (c) => handleVgidPost(c, deps, auth))
-  app.post('/sql/:db', (c) => handleSql(c, deps, auth))
-  app.get('/vgid', (c) => handleVgidGet(c, deps, auth))
+  app.post('/sql/', sqlAuth, (c) => handleSql(c, deps))
+  app.post('/sql/:db/vgid', vgidAuth, (c) => handleVgidPost(c, deps))
+  app.post('/sql/:db', sqlAuth, (c) => handleSql(c, deps))
+  app.get('/vgid', vgidAuth, (c) => handleVgidGet(c, deps))
   app.get('/login/:user/:password', (c) => handleLogin(c, deps))
   app.get('/login/*', () => handleLoginMalformed())
   app.get('/login', () => handleLoginMalformed())

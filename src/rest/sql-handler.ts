@@ -1,8 +1,8 @@
 import type { Context } from 'hono'
 import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
-import type { Authenticator } from './auth.js'
-import { isFailure } from './auth.js'
+import { isFailure } from '../http/auth/authorization.js'
+import '../http/context.js'
 import { acceptsGzip } from '../http/middleware/gzip.js'
 import { encodeQueryBody, execBody, JSON_CONTENT_TYPE } from './encode.js'
 import { parseReqId, parseTz } from './params.js'
@@ -72,20 +72,11 @@ async function executeSeeingReplicas(
 }
 
 /**
- * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth -> tz -> req_id -> body -> gate ->
+ * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth (routes.ts) -> tz -> req_id -> body -> gate ->
  * execute -> exec body or streamed query body (adapter-behaviour 2.4).
  */
-export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  let who: Awaited<ReturnType<Authenticator['authenticate']>>
-  try {
-    who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  } catch (err) {
-    // users live in the catalog: storage down means 503, not a 500
-    return dbError(err, deps.config.httpCodeServerError)
-  }
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
+  const user = c.get('user')
   const tz = parseTz(c.req.query('tz'))
   if (isFailure(tz)) {
     return failure(tz)
@@ -109,13 +100,13 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
   const defaultDb = db === undefined || db === '' ? undefined : db
   const log = deps.logger
   // `log.enableRecordHttpSql`: one line per statement in the SQL log (passwords redacted).
-  deps.sqlLogger?.info({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'sql')
+  deps.sqlLogger?.info({ reqId: reqId.reqId.toString(), user: user, db: defaultDb, sql: redactSql(sql) }, 'sql')
   if (log.isLevelEnabled('debug')) {
-    log.debug({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
+    log.debug({ reqId: reqId.reqId.toString(), user: user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
   }
   let result: SqlResult
   try {
-    result = await executeSeeingReplicas(deps, sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
+    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: c.req.raw.signal })
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
     return dbError(err, deps.config.httpCodeServerError)

@@ -5,7 +5,7 @@
  *  - `POST /tsdbproto/v1/put/telnet/{db}`: lines `[put ]<metric> <ts> <value> k=v ...` (CRLF and
  *    repeated spaces as collectd's write_tsdb sends them).
  *
- * Order: memory pause 503 -> Basic credentials missing/malformed 401 -> req_id 400 -> ttl 400 ->
+ * Order: memory pause 503 (src/lifecycle.ts) -> Basic credentials missing/malformed 401 -> req_id 400 -> ttl 400 ->
  * Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body (413 past the
  * cap) -> empty body: 204 without touching the database -> parse + write -> 204.
  * Bad data is 400 (never retried by agents), storage trouble 503.
@@ -15,10 +15,10 @@
  * `desc` with the same text, plus `line`/`rejected`/`written`/`errors` for rejected lines.
  */
 import { Hono } from 'hono'
-import type { Context } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { GatewayError } from '../http/errors.js'
-import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { nodeIncoming, readIngestBody } from './ingest-body.js'
+import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
+import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
@@ -26,7 +26,7 @@ import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
 import { TD, TdError } from '../td-error.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
-import { parseReqId } from './params.js'
+import { parseReqId, parseTtl } from './params.js'
 
 type TsdbDeps = IngestDeps & { schemaless: Schemaless }
 
@@ -37,33 +37,21 @@ interface Parsers {
   json: OpenTsdbJsonParser
 }
 
-export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
-  const app = new Hono()
-  // each parse() call runs to its end without awaiting, so one reused parser per format serves
-  // every request of this process even when their slices interleave
-  const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
-  app.post('/put/json/:db', (c) => handlePut(c, deps, parsers, 'json'))
-  app.post('/put/telnet/:db', (c) => handlePut(c, deps, parsers, 'telnet'))
-  return app
+const credentialsRefused = (problem: CredentialsProblem): Response =>
+  problem === 'absent'
+    ? tsdbError(401, 'auth needed', {}, { 'WWW-Authenticate': 'Basic realm="db-adapter"' })
+    : tsdbError(401, 'invalid Authorization: expected Basic base64(user:password)')
+
+/** Parameters of a put, checked before credentials are verified and the body is read. */
+interface PutParams {
+  db: string
+  ttl: number
 }
 
-function tsdbError(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  const body = JSON.stringify({ code: status, message, desc: message, ...extra })
-  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
-}
+type TsdbEnv = { Variables: { params: PutParams } }
 
-async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return tsdbError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
-  }
-  const header = c.req.header('Authorization')
-  if (header === undefined || header.trim() === '') {
-    return tsdbError(401, 'auth needed', {}, { 'WWW-Authenticate': 'Basic realm="db-adapter"' })
-  }
-  const creds = basicCredentials(header)
-  if (creds === undefined || creds.user === '' || creds.password === '') {
-    return tsdbError(401, 'invalid Authorization: expected Basic base64(user:password)')
-  }
+/** req_id 400 -> db 404 -> ttl 400 (after credentials are present). */
+const checkParams: MiddlewareHandler<TsdbEnv> = async (c, next) => {
   const reqId = parseReqId(c.req.query('req_id'))
   if ('status' in reqId) {
     return tsdbError(400, reqId.desc)
@@ -76,17 +64,36 @@ async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: F
   if (typeof ttl === 'string') {
     return tsdbError(400, ttl)
   }
+  c.set('params', { db, ttl })
+  await next()
+}
+
+export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
+  const app = new Hono()
+  // each parse() call runs to its end without awaiting, so one reused parser per format serves
+  // every request of this process even when their slices interleave
+  const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
   const limit = deps.config.http.maxBodySize
-  if (declaredTooLarge(c.req.raw, limit)) {
-    return tsdbError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
-  }
-  if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
-    return tsdbError(401, 'Authentication failure: wrong user name or password')
-  }
-  const read = await readIngestBody(c.req.raw, limit, nodeIncoming(c.env))
-  if (!Buffer.isBuffer(read)) {
-    return tsdbError(read.status, read.message)
-  }
+  const admission = [
+    basicCredentials({ refuse: credentialsRefused }),
+    checkParams,
+    declaredSize(limit, (n) => tsdbError(413, `request body exceeds http.maxBodySize (${n} bytes)`)),
+    verifyUser(deps.storage.catalog, () => tsdbError(401, 'Authentication failure: wrong user name or password')),
+    readBody({ limit, refuse: (r) => tsdbError(r.status, r.message) }),
+  ] as const
+  app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, parsers, 'json'))
+  app.post('/put/telnet/:db', ...admission, (c) => handlePut(c, deps, parsers, 'telnet'))
+  return app
+}
+
+function tsdbError(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
+  const body = JSON.stringify({ code: status, message, desc: message, ...extra })
+  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
+}
+
+async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
+  const { db, ttl } = c.get('params')
+  const read = c.get('body').bytes
   const body = read.toString('utf8')
   // an empty body is a successful no-op that does not touch the database (taosAdapter's behaviour)
   if (body.trim() === '') {

@@ -2,8 +2,6 @@ import type { Context } from 'hono'
 import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/types.js'
-import type { Authenticator } from './auth.js'
-import { isFailure } from './auth.js'
 import { errorBody } from './encode.js'
 import { dbError, failure, jsonText } from './respond.js'
 import type { RestDeps } from './routes.js'
@@ -23,11 +21,7 @@ function lookupDb(deps: RestDeps, name: string): DatabaseInfo {
 }
 
 /** `GET /rest/vgid?db=&table=` -> `{"code":0,"vgID":N}` (the seed's form). */
-export async function handleVgidGet(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleVgidGet(c: Context, deps: RestDeps): Promise<Response> {
   const db = c.req.query('db') ?? ''
   const table = c.req.query('table') ?? ''
   if (db === '' || table === '') {
@@ -42,11 +36,7 @@ export async function handleVgidGet(c: Context, deps: RestDeps, auth: Authentica
 }
 
 /** `POST /rest/sql/{db}/vgid` with a JSON array of table names -> `{"code":0,"vgIDs":[...]}`. */
-export async function handleVgidPost(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleVgidPost(c: Context, deps: RestDeps): Promise<Response> {
   const db = c.req.param('db') ?? ''
   let tables: unknown
   try {

@@ -1,6 +1,7 @@
-import type { Catalog } from '../sql/catalog-types.js'
-import { decodeTaosdToken, STRICT_BASE64 } from './taosd-token.js'
-import type { Credentials } from './taosd-token.js'
+import type { Catalog } from '../../sql/catalog-types.js'
+import { decodeBasic } from './basic.js'
+import type { Credentials } from './basic.js'
+import { decodeTaosdToken } from './taosd-token.js'
 
 /** A REST request-level failure: HTTP status plus the `{code, desc}` body. */
 export interface RestFailure {
@@ -29,15 +30,7 @@ export function parseAuthorization(header: string | undefined | null): Credentia
     return AUTH_ERRORS.noAuth
   }
   if (value.startsWith('Basic')) {
-    const encoded = value.slice(6)
-    if (!STRICT_BASE64.test(encoded)) {
-      return AUTH_ERRORS.invalidBasic
-    }
-    const parts = Buffer.from(encoded, 'base64').toString('utf8').split(':')
-    if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
-      return AUTH_ERRORS.invalidBasic
-    }
-    return { user: parts[0], password: parts[1] }
+    return decodeBasic(value, { strict: true }) ?? AUTH_ERRORS.invalidBasic
   }
   if (value.startsWith('Taosd')) {
     const creds = decodeTaosdToken(value.slice(6))
