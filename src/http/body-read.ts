@@ -6,7 +6,7 @@
  * Node's request stream into memory of the caller's choice (a BodyPool slab: no copy).
  */
 import { IncomingMessage } from 'node:http'
-import { GatewayError } from './errors.js'
+import { GatewayError } from './gateway-error.js'
 import { BodyLease, type BodyPool } from '../ingest/body-pool.js'
 
 /** Thrown when a body is larger than allowed; endpoints answer 413. */

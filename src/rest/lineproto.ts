@@ -16,7 +16,7 @@
  */
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
-import { GatewayError } from '../http/errors.js'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { LineProtoParser } from '../ingest/lineproto/parse.js'
 import { parsedHere } from '../ingest/lineproto/worker-pool.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
@@ -25,7 +25,6 @@ import { declaredSize, readBody } from '../http/middleware/body.js'
 import { BodyLease, BodyPool } from '../ingest/body-pool.js'
 import type { Schemaless, WriteOptions, WriteResult } from '../ingest/schemaless/schemaless.js'
 import type { LaneMiss } from '../ingest/schemaless/columnar.js'
-import { TD, TdError } from '../td-error.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { Mutex } from '../mutex.js'
@@ -33,12 +32,9 @@ import { parseReqId, parseTtl } from './params.js'
 
 type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
 
+const refuse = (problem: Problem): Response => respond('influxdb', problem)
 const credentialsRequired = (): Response =>
-  ingestError(401, 'authentication required: send HTTP Basic credentials or the u and p query parameters', {}, {
-    'WWW-Authenticate': 'Basic realm="db-adapter"',
-  })
-const wrongCredentials = (): Response => ingestError(401, 'Authentication failure: wrong user name or password')
-const bodyTooLarge = (limit: number): Response => ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
+  refuse(problems.unauthorized('authentication required: send HTTP Basic credentials or the u and p query parameters', true))
 
 export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
   const app = new Hono()
@@ -55,9 +51,9 @@ export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
     // Basic credentials first, then u / p override each part (taosAdapter's order)
     basicCredentials({ queryOverride: true, refuse: credentialsRequired }),
     checkTarget,
-    declaredSize(limit, bodyTooLarge),
-    verifyUser(deps.storage.catalog, wrongCredentials),
-    readBody({ limit, pool: new BodyPool(), refuse: (r) => ingestError(r.status, r.message) }),
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    readBody({ limit, pool: new BodyPool(), refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
     (c) => handleWrite(c, deps, parser, writing, lanes),
   )
   return app
@@ -141,12 +137,6 @@ class ColumnarLanes {
   }
 }
 
-/** An error response: the spec's `{code, desc}` plus `error` for InfluxDB clients, plus extras. */
-export function ingestError(status: number, desc: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  const body = JSON.stringify({ code: status, desc, error: desc, ...extra })
-  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
-}
-
 /** Parameters of a write, checked before credentials are verified and the body is read. */
 interface WriteParams {
   db: string
@@ -159,12 +149,12 @@ type LineprotoEnv = { Variables: { params: WriteParams } }
 const checkRequest: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
   const reqId = parseReqId(c.req.query('req_id'))
   if ('status' in reqId) {
-    return ingestError(400, reqId.desc)
+    return refuse(problems.badRequest(reqId.desc))
   }
   const precisionRaw = c.req.query('precision')
   const precision = parseRequestPrecision(precisionRaw)
   if (precision === undefined) {
-    return ingestError(400, `illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`)
+    return refuse(problems.badRequest(`illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`))
   }
   const db = c.req.query('db') ?? ''
   c.set('params', { db, opts: { precision } })
@@ -175,11 +165,11 @@ const checkRequest: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
 const checkTarget: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
   const params = c.get('params')
   if (params.db === '') {
-    return ingestError(404, 'db required: the db query parameter names the target database')
+    return refuse(problems.dbRequired('db required: the db query parameter names the target database'))
   }
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
-    return ingestError(400, ttl)
+    return refuse(problems.badRequest(ttl))
   }
   params.opts.ttl = ttl
   await next()
@@ -198,13 +188,13 @@ async function handleWrite(
   try {
     result = await writeBody(c.get('body'), db, opts, deps, parser, alone, lanes)
   } catch (err) {
-    return writeFailure(err, db, deps)
+    return writeFailed('influxdb', err, db, deps.logger)
   } finally {
     writing.end()
   }
   countRows(deps.metrics, 'lineproto', result.written, result.rejected)
   if (result.rejected > 0) {
-    return rejectedLines(result)
+    return refuse(problems.rejected(result))
   }
   return c.body(null, 204)
 }
@@ -257,36 +247,4 @@ async function writeBody(
     }
   }
   return deps.schemaless.write(db, parsed.source(), opts)
-}
-
-/** 400 for a partly or wholly bad body: the first bad line, how many were rejected and written. */
-export function rejectedLines(result: WriteResult, unit = 'line'): Response {
-  const first = result.errors[0]
-  const written = result.written === 0 ? `nothing was written` : `the other ${result.written} ${unit}(s) were written`
-  const desc = `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`
-  return ingestError(400, desc, {
-    line: first?.line ?? 0,
-    rejected: result.rejected,
-    written: result.written,
-    errors: result.errors,
-  })
-}
-
-/** Maps a failed write: missing database 404, bad names 400, anything else storage trouble 503. */
-export function writeFailure(err: unknown, db: string, deps: IngestDeps): Response {
-  if (err instanceof TdError) {
-    if (err.code === TD.MND_DB_NOT_EXIST) {
-      return ingestError(
-        404,
-        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
-      )
-    }
-    return ingestError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
-  }
-  if (err instanceof GatewayError) {
-    return ingestError(err.status, err.message)
-  }
-  deps.logger.error({ err, db }, 'schemaless write failed')
-  const detail = err instanceof Error ? err.message : String(err)
-  return ingestError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
 }

@@ -14,13 +14,13 @@
  */
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
-import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
-import { MetricsSchemaError, createRemoteStore } from '../ingest/metricsproto/store.js'
+import { decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
+import { createRemoteStore } from '../ingest/metricsproto/store.js'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import type { RemoteStore } from '../ingest/metricsproto/store.js'
 import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { IngestDeps } from './ingest-routes.js'
-import { ingestError, writeFailure } from './lineproto.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseTtl } from './params.js'
 
@@ -37,12 +37,14 @@ export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read:
   return { write, read }
 }
 
+const refuse = (problem: Problem): Response => respond('prometheus', problem)
+
 type WriteEnv = { Variables: { ttl: number } }
 
 const checkTtl: MiddlewareHandler<WriteEnv> = async (c, next) => {
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
-    return ingestError(400, ttl)
+    return refuse(problems.badRequest(ttl))
   }
   c.set('ttl', ttl)
   await next()
@@ -57,21 +59,12 @@ function admission(deps: IngestDeps) {
       refuse: (problem) =>
         problem === 'empty'
           ? undefined
-          : ingestError(401, 'authentication required: configure basic_auth for this remote endpoint', {}, {
-              'WWW-Authenticate': 'Basic realm="db-adapter"',
-            }),
+          : refuse(problems.unauthorized('authentication required: configure basic_auth for this remote endpoint', true)),
     }),
-    declaredSize(limit, (n) => ingestError(413, `request body exceeds http.maxBodySize (${n} bytes)`)),
-    verifyUser(deps.storage.catalog, () => ingestError(401, 'Authentication failure: wrong user name or password')),
-    readBody({ limit, refuse: (r) => ingestError(r.status, r.message) }),
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
-}
-
-function clientError(err: unknown): Response | undefined {
-  if (err instanceof RemoteDecodeError || err instanceof MetricsSchemaError) {
-    return ingestError(400, err.message)
-  }
-  return undefined
 }
 
 async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: RemoteStore): Promise<Response> {
@@ -83,14 +76,14 @@ async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: Remote
     countRows(deps.metrics, 'metricsproto', result.samples, result.rejectedSamples)
     if (result.rejected.length > 0) {
       const first = result.rejected[0]
-      return ingestError(400, `${result.rejected.length} series rejected, ${result.series} series (${result.samples} samples) written; first: {${first.labels}}: ${first.reason}`, {
-        rejected: result.rejected.length,
-        written: result.samples,
+      return refuse({
+        ...problems.badRequest(`${result.rejected.length} series rejected, ${result.series} series (${result.samples} samples) written; first: {${first.labels}}: ${first.reason}`),
+        extra: { rejected: result.rejected.length, written: result.samples },
       })
     }
     return c.body(null, 204)
   } catch (err) {
-    return clientError(err) ?? writeFailure(err, db, deps)
+    return writeFailed('prometheus', err, db, deps.logger)
   }
 }
 
@@ -104,6 +97,6 @@ async function handleRead(c: Context, deps: IngestDeps, store: RemoteStore): Pro
       headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },
     })
   } catch (err) {
-    return clientError(err) ?? writeFailure(err, db, deps)
+    return writeFailed('prometheus', err, db, deps.logger)
   }
 }

@@ -1,5 +1,5 @@
 import { isValidTimeZone } from '../sql/time.js'
-import type { RestFailure } from '../http/auth/authorization.js'
+import type { RestFailure } from '../http/error-table.js'
 
 /**
  * `tz` query parameter: IANA zone used to render TIMESTAMP values. Empty or absent means UTC.

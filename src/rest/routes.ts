@@ -7,8 +7,8 @@ import type { Storage } from '../storage/index.js'
 import { createAuthenticator } from '../http/auth/authorization.js'
 import { handleLogin, handleLoginMalformed } from './login.js'
 import { tdengineAuth } from '../http/middleware/auth.js'
-import { restRetryAfter } from '../monitor/gate-middleware.js'
-import { dbError, failure } from './respond.js'
+import { restRetryAfter } from '../http/middleware/gate.js'
+import { respond, sqlProblem, type RestFailure } from '../http/error-table.js'
 import { handleSql } from './sql-handler.js'
 import { handleVgidGet, handleVgidPost } from './vgid.js'
 
@@ -47,12 +47,12 @@ export function createRestRoutes(deps: RestDeps): Hono {
 
   const sqlAuth = tdengineAuth({
     authenticator,
-    refuse: failure,
+    refuse: (f: RestFailure) => respond('tdengine', f),
     // users live in the catalog: storage down means 503, not a 500
-    failed: (err) => dbError(err, deps.config.httpCodeServerError),
+    failed: (err) => respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError)),
   })
   // (a storage failure while authenticating goes to the app's error handler, as it always has)
-  const vgidAuth = tdengineAuth({ authenticator, refuse: failure })
+  const vgidAuth = tdengineAuth({ authenticator, refuse: (f) => respond('tdengine', f) })
   app.post('/sql', sqlAuth, (c) => handleSql(c, deps))
   // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
   app.post('/sql/', sqlAuth, (c) => handleSql(c, deps))

@@ -1,12 +1,12 @@
 import type { Context } from 'hono'
 import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
-import { isFailure } from '../http/auth/authorization.js'
+import { isFailure, problems, respond, sqlProblem } from '../http/error-table.js'
 import '../http/context.js'
 import { acceptsGzip } from '../http/middleware/gzip.js'
 import { encodeQueryBody, execBody, JSON_CONTENT_TYPE } from './encode.js'
 import { parseReqId, parseTz } from './params.js'
-import { dbError, failure, jsonText, paused } from './respond.js'
+import { jsonText } from './json-response.js'
 import type { RestDeps } from './routes.js'
 
 const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
@@ -79,22 +79,22 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   const user = c.get('user')
   const tz = parseTz(c.req.query('tz'))
   if (isFailure(tz)) {
-    return failure(tz)
+    return respond('tdengine', tz)
   }
   const reqId = parseReqId(c.req.query('req_id'))
   if (isFailure(reqId)) {
-    return failure(reqId)
+    return respond('tdengine', reqId)
   }
   const raw = await c.req.text()
   if (raw.length === 0) {
-    return failure(EMPTY_BODY)
+    return respond('tdengine', EMPTY_BODY)
   }
   const sql = raw.trim()
   if (sql === '') {
-    return failure(NO_SQL)
+    return respond('tdengine', NO_SQL)
   }
   if (queryGateRefuses(deps, sql)) {
-    return paused('query memory exceeds threshold')
+    return respond('tdengine', problems.paused('query memory exceeds threshold'))
   }
   const db = c.req.param('db')
   const defaultDb = db === undefined || db === '' ? undefined : db
@@ -109,7 +109,7 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
     result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: c.req.raw.signal })
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (result.kind === 'exec') {
     return jsonText(execBody(result.affectedRows), 200)
@@ -130,7 +130,7 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
     first = await parts.next()
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed on first chunk')
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (first.done === true) {
     // unreachable: the encoder always yields the closing part

@@ -16,14 +16,13 @@
  */
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
-import { GatewayError } from '../http/errors.js'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
 import { forEachLineSlice } from '../ingest/slices.js'
 import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
 import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
-import { TD, TdError } from '../td-error.js'
 import type { IngestDeps } from './ingest-routes.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId, parseTtl } from './params.js'
@@ -37,10 +36,11 @@ interface Parsers {
   json: OpenTsdbJsonParser
 }
 
+const refuse = (problem: Problem): Response => respond('opentsdb', problem)
 const credentialsRefused = (problem: CredentialsProblem): Response =>
   problem === 'absent'
-    ? tsdbError(401, 'auth needed', {}, { 'WWW-Authenticate': 'Basic realm="db-adapter"' })
-    : tsdbError(401, 'invalid Authorization: expected Basic base64(user:password)')
+    ? refuse(problems.unauthorized('auth needed', true))
+    : refuse(problems.unauthorized('invalid Authorization: expected Basic base64(user:password)'))
 
 /** Parameters of a put, checked before credentials are verified and the body is read. */
 interface PutParams {
@@ -54,15 +54,15 @@ type TsdbEnv = { Variables: { params: PutParams } }
 const checkParams: MiddlewareHandler<TsdbEnv> = async (c, next) => {
   const reqId = parseReqId(c.req.query('req_id'))
   if ('status' in reqId) {
-    return tsdbError(400, reqId.desc)
+    return refuse(problems.badRequest(reqId.desc))
   }
   const db = c.req.param('db') ?? ''
   if (db === '') {
-    return tsdbError(404, 'db required')
+    return refuse(problems.dbRequired('db required'))
   }
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
-    return tsdbError(400, ttl)
+    return refuse(problems.badRequest(ttl))
   }
   c.set('params', { db, ttl })
   await next()
@@ -77,18 +77,13 @@ export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
   const admission = [
     basicCredentials({ refuse: credentialsRefused }),
     checkParams,
-    declaredSize(limit, (n) => tsdbError(413, `request body exceeds http.maxBodySize (${n} bytes)`)),
-    verifyUser(deps.storage.catalog, () => tsdbError(401, 'Authentication failure: wrong user name or password')),
-    readBody({ limit, refuse: (r) => tsdbError(r.status, r.message) }),
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
   app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, parsers, 'json'))
   app.post('/put/telnet/:db', ...admission, (c) => handlePut(c, deps, parsers, 'telnet'))
   return app
-}
-
-function tsdbError(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  const body = JSON.stringify({ code: status, message, desc: message, ...extra })
-  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
 }
 
 async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
@@ -126,37 +121,11 @@ async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, parsers: Parsers, 
       ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
     })
   } catch (err) {
-    return failure(err, db, deps)
+    return writeFailed('opentsdb', err, db, deps.logger)
   }
   countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
   if (result.rejected > 0) {
-    const unit = format === 'json' ? 'item' : 'line'
-    const first = result.errors[0]
-    const written = result.written === 0 ? 'nothing was written' : `the other ${result.written} ${unit}(s) were written`
-    return tsdbError(400, `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`, {
-      ...(format === 'json' ? { item: first === undefined || first.line === 0 ? null : first.line - 1 } : { line: first?.line ?? 0 }),
-      rejected: result.rejected,
-      written: result.written,
-      errors: result.errors,
-    })
+    return refuse(problems.rejected(result, format === 'json' ? 'item' : 'line'))
   }
   return c.body(null, 204)
-}
-
-function failure(err: unknown, db: string, deps: IngestDeps): Response {
-  if (err instanceof TdError) {
-    if (err.code === TD.MND_DB_NOT_EXIST) {
-      return tsdbError(
-        404,
-        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
-      )
-    }
-    return tsdbError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
-  }
-  if (err instanceof GatewayError) {
-    return tsdbError(err.status, err.message)
-  }
-  deps.logger.error({ err, db }, 'schemaless write failed')
-  const detail = err instanceof Error ? err.message : String(err)
-  return tsdbError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
 }

@@ -1,14 +1,8 @@
 import type { Catalog } from '../../sql/catalog-types.js'
+import { isFailure, type RestFailure } from '../error-table.js'
 import { decodeBasic } from './basic.js'
 import type { Credentials } from './basic.js'
 import { decodeTaosdToken } from './taosd-token.js'
-
-/** A REST request-level failure: HTTP status plus the `{code, desc}` body. */
-export interface RestFailure {
-  status: number
-  code: number
-  desc: string
-}
 
 export const AUTH_ERRORS = {
   noAuth: { status: 401, code: 4357, desc: 'no auth info input' },
@@ -37,10 +31,6 @@ export function parseAuthorization(header: string | undefined | null): Credentia
     return creds ?? AUTH_ERRORS.invalidTaosd
   }
   return AUTH_ERRORS.invalidType
-}
-
-export function isFailure<T extends object>(x: T | RestFailure): x is RestFailure {
-  return 'status' in x && 'desc' in x
 }
 
 /**

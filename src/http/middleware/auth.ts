@@ -11,9 +11,9 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Catalog } from '../../sql/catalog-types.js'
-import type { Authenticator, RestFailure } from '../auth/authorization.js'
-import { isFailure } from '../auth/authorization.js'
+import type { Authenticator } from '../auth/authorization.js'
 import { decodeBasic } from '../auth/basic.js'
+import { isFailure, type RestFailure } from '../error-table.js'
 import '../context.js'
 
 /** Why presented credentials are refused: no header, an unusable one, an empty user or password. */

@@ -7,7 +7,7 @@
  * for remote write) pass through untouched for their handlers.
  */
 import type { MiddlewareHandler } from 'hono'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../gateway-error.js'
 
 export interface GunzipOptions {
   /** maximum decompressed size in bytes; 0 or less disables the cap */
