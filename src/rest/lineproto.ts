@@ -226,7 +226,8 @@ async function writeBody(
   // wait for the worker, encodes the first part of a large lone body into slices itself
   // (concurrency 1, alternating runs: 491-633k, mean 548k, vs 469-543k, mean 496k points/s).
   // (PostgreSQL has no columnar lane: Schemaless.columnar)
-  const lane = deps.schemaless.columnar && lanes.want(db)
+  // (lineproto.columnarLane false: every body takes the row path)
+  const lane = deps.config.lineproto.columnarLane && deps.schemaless.columnar && lanes.want(db)
   const parsed = workers.parse(read.bytes, alone ? (lane ? 'slices' : 'points') : 'none', read)
   if (lane) {
     const place = lanes.order.reserve()
