@@ -7,28 +7,11 @@
  * registers no routes, so its paths answer the app's JSON 404.
  */
 import type { Hono } from 'hono'
-import type { AppConfig } from '../config/types.js'
 import { createSchemaless } from '../ingest/schemaless/schemaless.js'
-import type { Schemaless } from '../ingest/schemaless/schemaless.js'
-import type { Logger } from '../logger.js'
-import type { IngestMetrics } from '../monitor/ingest-metrics.js'
-import type { Storage } from '../storage/index.js'
-import type { LineProtoWorkers } from '../ingest/lineproto/worker-pool.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { createLineprotoRoutes } from './lineproto.js'
 import { createMetricsprotoRoutes } from './metricsproto.js'
 import { createTsdbprotoRoutes } from './tsdbproto.js'
-
-export interface IngestDeps {
-  config: AppConfig
-  storage: Storage
-  logger: Logger
-  /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
-  schemaless?: Schemaless
-  /** optional: rows written and rejected by protocol on /metrics */
-  metrics?: IngestMetrics
-  /** optional: line-protocol bodies are parsed on these worker threads (else on the main thread) */
-  lineprotoWorkers?: LineProtoWorkers
-}
 
 /** A route module, where it is mounted and which memory gate stands in front of it. */
 export interface IngestRoutes {

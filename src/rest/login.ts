@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { respond } from '../http/error-table.js'
 import { jsonText } from './json-response.js'
-import type { RestDeps } from './routes.js'
+import type { RestDeps } from './rest-deps.js'
 import { encodeTaosdToken } from '../http/auth/taosd-token.js'
 
 const TOKEN_ERROR = { status: 400, code: 4362, desc: 'generate taosd token error' }

@@ -14,13 +14,11 @@
  */
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
-import { decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
-import { createRemoteStore } from '../ingest/metricsproto/store.js'
+import { RemoteStream } from '../ingest/metricsproto/stream.js'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
-import type { RemoteStore } from '../ingest/metricsproto/store.js'
 import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
-import type { IngestDeps } from './ingest-routes.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseTtl } from './params.js'
 
@@ -29,7 +27,7 @@ import { parseTtl } from './params.js'
  * (src/lifecycle.ts: writeGate, queryGate) in front of everything else.
  */
 export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read: Hono } {
-  const store = createRemoteStore(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
+  const store = new RemoteStream(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
   const write = new Hono()
   write.post('/remote_write/:db', checkTtl, ...admission(deps), (c) => handleWrite(c, deps, store))
   const read = new Hono()
@@ -67,12 +65,12 @@ function admission(deps: IngestDeps) {
   ] as const
 }
 
-async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: RemoteStore): Promise<Response> {
+async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: RemoteStream): Promise<Response> {
   const ttl = c.get('ttl')
   const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const result = await store.write(db, decodeWriteRequest(body), ttl)
+    const result = await store.write(db, body, ttl)
     countRows(deps.metrics, 'metricsproto', result.samples, result.rejectedSamples)
     if (result.rejected.length > 0) {
       const first = result.rejected[0]
@@ -87,11 +85,11 @@ async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: Remote
   }
 }
 
-async function handleRead(c: Context, deps: IngestDeps, store: RemoteStore): Promise<Response> {
+async function handleRead(c: Context, deps: IngestDeps, store: RemoteStream): Promise<Response> {
   const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const response = await store.read(db, decodeReadRequest(body), deps.config.restfulRowLimit)
+    const response = await store.read(db, body, deps.config.restfulRowLimit)
     return new Response(response, {
       status: 200,
       headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },

@@ -1,35 +1,12 @@
 import { Hono } from 'hono'
-import type { RowsOffload } from './encode.js'
-import type { AppConfig } from '../config/types.js'
-import type { Logger } from '../logger.js'
-import type { SqlExecutor } from '../sql/result.js'
-import type { Storage } from '../storage/index.js'
 import { createAuthenticator } from '../http/auth/authorization.js'
 import { handleLogin, handleLoginMalformed } from './login.js'
+import type { RestDeps } from './rest-deps.js'
 import { tdengineAuth } from '../http/middleware/auth.js'
 import { restRetryAfter } from '../http/middleware/gate.js'
 import { respond, sqlProblem, type RestFailure } from '../http/error-table.js'
 import { handleSql } from './sql-handler.js'
 import { handleVgidGet, handleVgidPost } from './vgid.js'
-
-/** The memory gate as /rest needs it (src/monitor/gate.ts `Gate` satisfies this). */
-export interface RestGate {
-  allPaused(): boolean
-  queryPaused(): boolean
-}
-
-export interface RestDeps {
-  config: AppConfig
-  storage: Storage
-  sql: SqlExecutor
-  logger: Logger
-  /** optional: without it nothing is ever paused */
-  gate?: RestGate
-  /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
-  sqlLogger?: Logger
-  /** optional: a worker that encodes parts of large results (encode-offload.ts) */
-  encodeOffload?: RowsOffload
-}
 
 /**
  * Routes under `/rest` (paths relative to the `/rest` mount point of src/http/app.ts):

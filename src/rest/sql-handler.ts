@@ -7,7 +7,7 @@ import { acceptsGzip } from '../http/middleware/gzip.js'
 import { encodeQueryBody, execBody, JSON_CONTENT_TYPE } from './encode.js'
 import { parseReqId, parseTz } from './params.js'
 import { jsonText } from './json-response.js'
-import type { RestDeps } from './routes.js'
+import type { RestDeps } from './rest-deps.js'
 
 const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
 const NO_SQL = { status: 400, code: 4359, desc: 'no sql input' }

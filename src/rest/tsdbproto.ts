@@ -19,22 +19,13 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
-import type { PointSource, Schemaless, WriteResult } from '../ingest/schemaless/schemaless.js'
-import { forEachLineSlice } from '../ingest/slices.js'
-import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
-import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
-import type { IngestDeps } from './ingest-routes.js'
+import type { Schemaless } from '../ingest/schemaless/schemaless.js'
+import { TsdbStream, type TsdbFormat } from '../ingest/tsdbproto/stream.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId, parseTtl } from './params.js'
 
 type TsdbDeps = IngestDeps & { schemaless: Schemaless }
-
-type Format = 'json' | 'telnet'
-
-interface Parsers {
-  telnet: TelnetParser
-  json: OpenTsdbJsonParser
-}
 
 const refuse = (problem: Problem): Response => respond('opentsdb', problem)
 const credentialsRefused = (problem: CredentialsProblem): Response =>
@@ -70,9 +61,7 @@ const checkParams: MiddlewareHandler<TsdbEnv> = async (c, next) => {
 
 export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
   const app = new Hono()
-  // each parse() call runs to its end without awaiting, so one reused parser per format serves
-  // every request of this process even when their slices interleave
-  const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
+  const stream = new TsdbStream(deps.schemaless)
   const limit = deps.config.http.maxBodySize
   const admission = [
     basicCredentials({ refuse: credentialsRefused }),
@@ -81,51 +70,18 @@ export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
     verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
     readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
-  app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, parsers, 'json'))
-  app.post('/put/telnet/:db', ...admission, (c) => handlePut(c, deps, parsers, 'telnet'))
+  app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, stream, 'json'))
+  app.post('/put/telnet/:db', ...admission, (c) => handlePut(c, deps, stream, 'telnet'))
   return app
 }
 
-async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
+async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, stream: TsdbStream, format: TsdbFormat): Promise<Response> {
   const { db, ttl } = c.get('params')
-  const read = c.get('body').bytes
-  const body = read.toString('utf8')
-  // an empty body is a successful no-op that does not touch the database (taosAdapter's behaviour)
-  if (body.trim() === '') {
-    return c.body(null, 204)
-  }
-  const source: PointSource =
-    format === 'json'
-      ? (onPoint, onError) => {
-          // items are numbered from 0 by the parser; the core numbers points from 1
-          parsers.json.parse(
-            body,
-            (p, index) => {
-              onPoint(p, index + 1)
-            },
-            (e) => {
-              onError({ line: e.index === undefined ? 0 : e.index + 1, message: e.message })
-            },
-          )
-        }
-      : (onPoint, onError) =>
-          forEachLineSlice(read, (slice, lineOffset) => {
-            parsers.telnet.parse(slice, onPoint, onError, lineOffset)
-          })
-  let result: WriteResult
   try {
-    // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)
-    result = await deps.schemaless.write(db, source, {
-      precision: 'ms',
-      ttl,
-      ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
-    })
+    const result = await stream.write(db, format, c.get('body').bytes, ttl)
+    countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
+    return result.rejected > 0 ? refuse(problems.rejected(result, format === 'json' ? 'item' : 'line')) : c.body(null, 204)
   } catch (err) {
     return writeFailed('opentsdb', err, db, deps.logger)
   }
-  countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
-  if (result.rejected > 0) {
-    return refuse(problems.rejected(result, format === 'json' ? 'item' : 'line'))
-  }
-  return c.body(null, 204)
 }

@@ -4,7 +4,7 @@ import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/types.js'
 import { problems, respond, sqlProblem } from '../http/error-table.js'
 import { jsonText } from './json-response.js'
-import type { RestDeps } from './routes.js'
+import type { RestDeps } from './rest-deps.js'
 
 const ILLEGAL_PARAMS = { status: 400, code: 65535, desc: 'illegal params' }
 
