@@ -32,7 +32,7 @@ export const STATUS = {
 } as const
 
 /** TDengine's code for errors of the adapter itself (not of the database). */
-export const TD_GENERIC = 65535
+const TD_GENERIC = 65535
 
 /** One error answer before a protocol writes it down. */
 export interface Problem {
@@ -113,7 +113,7 @@ export const problems = {
  * database 404, other database errors 400, the gateway's own errors their status, anything else
  * storage trouble (503, retried). `storage` is told whether it was storage trouble (to log it).
  */
-export function writeProblem(err: unknown, db: string): Problem & { storage?: true } {
+function writeProblem(err: unknown, db: string): Problem & { storage?: true } {
   if (err instanceof RemoteDecodeError || err instanceof MetricsSchemaError) {
     return problems.badRequest(err.message)
   }
@@ -183,7 +183,7 @@ export function sqlProblem(err: unknown, httpCodeServerError: boolean): Problem 
 }
 
 /** TDengine's error body, escaped as Go's encoding/json does (`<`, `>`, `&` as \u00XX). */
-export function tdengineBody(code: number, desc: string): string {
+function tdengineBody(code: number, desc: string): string {
   const d = JSON.stringify(desc).replace(/[<>&]/g, (ch) => (ch === '<' ? '\\u003c' : ch === '>' ? '\\u003e' : '\\u0026'))
   return `{"code":${code},"desc":${d}}`
 }

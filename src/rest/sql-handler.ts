@@ -31,7 +31,7 @@ function logFailure(deps: RestDeps, err: unknown, reqId: bigint, msg: string): v
  * already run; we refuse without running it). Only statements with a result set are queries;
  * writes and DDL pass while only the query threshold is exceeded.
  */
-export function queryGateRefuses(deps: RestDeps, sql: string): boolean {
+function queryGateRefuses(deps: RestDeps, sql: string): boolean {
   if (deps.gate === undefined || !deps.gate.queryPaused()) {
     return false
   }

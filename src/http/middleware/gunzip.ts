@@ -40,7 +40,7 @@ export function gunzip({ maxBodySize }: GunzipOptions): MiddlewareHandler {
 }
 
 /** Streams `body` through gunzip, failing with a GatewayError past `limit` decompressed bytes. */
-export function limitedGunzip(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+function limitedGunzip(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   // the DOM and node typings of DecompressionStream disagree on the chunk type; both are bytes
   const inflate = new DecompressionStream('gzip') as unknown as ReadableWritablePair<Uint8Array, Uint8Array>
   const reader = body.pipeThrough(inflate).getReader()
