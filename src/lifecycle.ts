@@ -18,7 +18,7 @@ import { createApp } from './http/app.js'
 import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
-import { restRetryAfter, writeGate } from './monitor/gate-middleware.js'
+import { queryGate, writeGate } from './http/middleware/gate.js'
 import { createIngestMetrics } from './monitor/ingest-metrics.js'
 import { createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
@@ -109,9 +109,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       ...(sqlLogger ? { sqlLogger } : {}),
       ...(encodeOffload ? { encodeOffload } : {}),
     })
-    // all-paused refused (with Retry-After) before anything else; the handlers classify queries
-    const rest = guarded(restRoutes, [restRetryAfter(gate)], tracing)
-    // writes are refused before auth and body reading while all-paused
+    // the /rest module gates itself (restRetryAfter: all-paused before anything else; its SQL
+    // handler classifies statements for the query pause)
+    const rest = guarded(restRoutes, [], tracing)
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
@@ -123,13 +123,13 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       config,
       storage: used,
       logger,
-      gate,
       schemaless,
       metrics: ingestMetrics,
       ...(lineprotoWorkers ? { lineprotoWorkers } : {}),
     }).map((r) => ({
       prefix: r.prefix,
-      app: guarded(r.app, [writeGate(gate)], tracing),
+      // the memory gate of the route's class, before auth and body reading
+      app: guarded(r.app, [r.gate === 'query' ? queryGate(gate) : writeGate(gate)], tracing),
     }))
     const opened = storage
     const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined

@@ -53,7 +53,7 @@ const SPEC_DEFAULTS: AppConfig = {
   auth: { rootPassword: TAOSDATA },
   rest: { tokens: [] },
   http: { maxBodySize: 64 * 1024 * 1024 },
-  lineproto: { enable: true, parseWorkers: -1 },
+  lineproto: { enable: true, parseWorkers: -1, columnarLane: true },
   tsdbproto: { enable: true },
   metricsproto: { enable: true },
   log: {

@@ -108,6 +108,8 @@ export const SCHEMA = [
   { name: 'lineproto.parseWorkers', type: 'int', default: -1, env: ['DB_ADAPTER_LINEPROTO_PARSE_WORKERS'],
     rule: { test: (v) => typeof v === 'number' && v >= -1 && v <= 64, text: 'must be -1 (one per usable core beside the main thread, at most 4), 0 (parse on the main thread) or a count up to 64' },
     description: 'worker threads that parse line-protocol bodies; -1: one per core beyond the first (the cgroup CPU quota counts), at most 4; 0: none' },
+  { name: 'lineproto.columnarLane', type: 'bool', default: true, env: ['DB_ADAPTER_LINEPROTO_COLUMNAR_LANE'],
+    description: 'append worker-parsed line-protocol bodies of known series as columns (DuckDB); false: every body takes the row path' },
   { name: 'tsdbproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_TSDBPROTO_ENABLE'],
     description: 'enable the time-series JSON/telnet HTTP write endpoints' },
   { name: 'metricsproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_METRICSPROTO_ENABLE'],

@@ -26,7 +26,7 @@ export interface AppConfig {
   rest: { tokens: string[] }
   http: { maxBodySize: number }
 
-  lineproto: { enable: boolean; parseWorkers: number }
+  lineproto: { enable: boolean; parseWorkers: number; columnarLane: boolean }
   tsdbproto: { enable: boolean }
   metricsproto: { enable: boolean }
 

@@ -7,49 +7,33 @@
  * registers no routes, so its paths answer the app's JSON 404.
  */
 import type { Hono } from 'hono'
-import type { AppConfig } from '../config/types.js'
 import { createSchemaless } from '../ingest/schemaless/schemaless.js'
-import type { Schemaless } from '../ingest/types.js'
-import type { Logger } from '../logger.js'
-import type { IngestMetrics } from '../monitor/ingest-metrics.js'
-import type { Storage } from '../sql/catalog/types.js'
-import type { LineProtoWorkers } from '../ingest/lineproto/worker-pool.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { createLineprotoRoutes } from './lineproto.js'
 import { createMetricsprotoRoutes } from './metricsproto.js'
 import { createTsdbprotoRoutes } from './tsdbproto.js'
 
-/** The memory gate as the write endpoints need it (src/monitor/gate.ts `Gate` satisfies this). */
-export interface IngestGate {
-  allPaused(): boolean
-  /** query endpoints (remote read) also refuse while query-paused */
-  queryPaused?(): boolean
+/** A route module, where it is mounted and which memory gate stands in front of it. */
+export interface IngestRoutes {
+  prefix: string
+  app: Hono
+  /** write: refused while all-paused; query: also while query-paused (src/monitor/gate-middleware.ts) */
+  gate: 'write' | 'query'
 }
 
-export interface IngestDeps {
-  config: AppConfig
-  storage: Storage
-  logger: Logger
-  /** optional: without it nothing is ever paused */
-  gate?: IngestGate
-  /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
-  schemaless?: Schemaless
-  /** optional: rows written and rejected by protocol on /metrics */
-  metrics?: IngestMetrics
-  /** optional: line-protocol bodies are parsed on these worker threads (else on the main thread) */
-  lineprotoWorkers?: LineProtoWorkers
-}
-
-export function createIngestRoutes(deps: IngestDeps): Array<{ prefix: string; app: Hono }> {
+export function createIngestRoutes(deps: IngestDeps): IngestRoutes[] {
   const schemaless = deps.schemaless ?? createSchemaless(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
-  const routes: Array<{ prefix: string; app: Hono }> = []
+  const routes: IngestRoutes[] = []
   if (deps.config.lineproto.enable) {
-    routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }) })
+    routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }), gate: 'write' })
   }
   if (deps.config.tsdbproto.enable) {
-    routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }) })
+    routes.push({ prefix: '/tsdbproto/v1', app: createTsdbprotoRoutes({ ...deps, schemaless }), gate: 'write' })
   }
   if (deps.config.metricsproto.enable) {
-    routes.push({ prefix: '/metricsproto/v1', app: createMetricsprotoRoutes(deps) })
+    const remote = createMetricsprotoRoutes(deps)
+    routes.push({ prefix: '/metricsproto/v1', app: remote.write, gate: 'write' })
+    routes.push({ prefix: '/metricsproto/v1', app: remote.read, gate: 'query' })
   }
   return routes
 }

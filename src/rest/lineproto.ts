@@ -3,7 +3,7 @@
  * `POST /lineproto/v1/write?db=&precision=&u=&p=&ttl=&req_id=`: InfluxDB v1 line protocol through
  * the schemaless core (adapter-behaviour 4, sql-dialect 9).
  *
- * Order: memory pause 503 -> req_id 400 -> precision 400 -> credentials missing 401 -> db missing
+ * Order: memory pause 503 (src/lifecycle.ts) -> req_id 400 -> precision 400 -> credentials missing 401 -> db missing
  * 404 -> ttl 400 -> Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body
  * (413 past the cap, decompressed size included) -> parse + write -> 204.
  *
@@ -15,263 +15,83 @@
  * clients print) and, for rejected lines, `line`, `rejected`, `written` and `errors`.
  */
 import { Hono } from 'hono'
-import type { Context } from 'hono'
-import { GatewayError } from '../http/errors.js'
-import { LineProtoParser } from '../ingest/lineproto/parse.js'
-import { parsedHere } from '../ingest/lineproto/worker-pool.js'
+import type { MiddlewareHandler } from 'hono'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
+import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { declaredSize, readBody } from '../http/middleware/body.js'
+import { BodyPool } from '../ingest/body-pool.js'
+import { LineProtoStream } from '../ingest/lineproto/stream.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
-import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { leaseIngestBody, nodeIncoming } from './ingest-body.js'
-import { BodyLease, BodyPool } from '../ingest/body-pool.js'
-import type { LaneMiss, Schemaless, WriteOptions, WriteResult } from '../ingest/types.js'
-import { TD, TdError } from '../td-error.js'
-import type { IngestDeps } from './ingest-routes.js'
+import type { Schemaless, WriteOptions } from '../ingest/types.js'
 import { countRows } from '../monitor/ingest-metrics.js'
-import { Mutex } from '../mutex.js'
-import { parseReqId } from './params.js'
+import type { IngestDeps } from './ingest-deps.js'
+import { parseReqId, parseTtl } from './params.js'
 
-type LineprotoDeps = IngestDeps & { schemaless: Schemaless }
+const refuse = (problem: Problem): Response => respond('influxdb', problem)
 
-export function createLineprotoRoutes(deps: LineprotoDeps): Hono {
-  const app = new Hono()
-  // each parse() call runs to its end without awaiting, so one reused parser serves every
-  // request of this process even when their slices interleave
-  const parser = new LineProtoParser()
-  // writes of this route being parsed or written now
-  const writing = new WriteLoad()
-  const lanes = new ColumnarLanes()
-  const bodies = new BodyPool()
-  app.post('/write', (c) => handleWrite(c, deps, parser, writing, lanes, bodies))
-  return app
-}
+/** Parameters of a write, checked before credentials are verified and the body is read. */
+type LineprotoEnv = { Variables: { params: { db: string; opts: WriteOptions } } }
 
-/**
- * Writes of this route being parsed or written now, and whether writes have been overlapping
- * lately: a client sending back to back on two connections has moments with one write in
- * flight, and those writes are still part of a concurrent load. A body gets a parse share on the
- * main thread (slices for the lane, points for the row path) only when its write runs alone.
- * (When this also chose the columnar lane, counting only the writes in flight sent ~30% of
- * gen_lp's writes at concurrency 2 down the row path with a share; with the overlap remembered,
- * 648-784k vs 542-704k points/s.)
- */
-export class WriteLoad {
-  /** how long after two writes last overlapped a write counts as concurrent */
-  static readonly OVERLAP_MS = 1000
-  private count = 0
-  private overlappedAt = -Infinity
-
-  constructor(private readonly clock: () => number = () => performance.now()) {}
-
-  /** Counts a write in; true when it runs alone (no other write now nor lately). */
-  start(): boolean {
-    this.count++
-    const now = this.clock()
-    if (this.count > 1) {
-      this.overlappedAt = now
-      return false
-    }
-    return now - this.overlappedAt > WriteLoad.OVERLAP_MS
-  }
-
-  end(): void {
-    this.count--
-  }
-}
-
-/**
- * Which databases' writes try the columnar lane (schemaless/columnar.ts). After a body the lane
- * could not take (a string field, a new column, a bad line ...), the next SKIP_AFTER_MISS writes
- * to that database take the row path directly instead of waiting for every slice first. A body
- * of series without tables yet does not count: the row path creates them, and the next body of
- * those series takes the lane (a run of gen_lp into a new database sent 9 of its 200 bodies at
- * concurrency 1, and 10 at 2, down the row path, at about twice the main thread's work a point).
- */
-class ColumnarLanes {
-  private static readonly SKIP_AFTER_MISS = 8
-  private static readonly MAX_DATABASES = 1000
-  private readonly skip = new Map<string, number>()
-
-  /**
-   * Lane writes reach the engine in the order their bodies were read. The lane appends a body
-   * only when its rows are newer than each child's stored ones, and an agent's concurrent bodies
-   * are in time order: a body that overtook the one before it (it was parsed sooner, or its lane
-   * took fewer turns of the event loop) sent that one, and the SKIP_AFTER_MISS writes after it,
-   * down the row path, at about twice the main thread's work a point. gen_lp at concurrency 2
-   * showed no such overtaking in 4 runs, but 5-7 a run once the main thread parsed parts of
-   * bodies (an experiment not kept).
-   */
-  readonly order = new Mutex()
-
-  want(db: string): boolean {
-    const left = this.skip.get(db)
-    if (left === undefined) {
-      return true
-    }
-    if (left <= 1) {
-      this.skip.delete(db)
-    } else {
-      this.skip.set(db, left - 1)
-    }
-    return false
-  }
-
-  missed(db: string): void {
-    if (this.skip.size >= ColumnarLanes.MAX_DATABASES) {
-      this.skip.clear()
-    }
-    this.skip.set(db, ColumnarLanes.SKIP_AFTER_MISS)
-  }
-}
-
-/** An error response: the spec's `{code, desc}` plus `error` for InfluxDB clients, plus extras. */
-export function ingestError(status: number, desc: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  const body = JSON.stringify({ code: status, desc, error: desc, ...extra })
-  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
-}
-
-async function handleWrite(
-  c: Context,
-  deps: LineprotoDeps,
-  parser: LineProtoParser,
-  writing: WriteLoad,
-  lanes: ColumnarLanes,
-  bodies: BodyPool,
-): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return ingestError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
-  }
+/** req_id 400 -> precision 400 (before credentials are looked at). */
+const checkRequest: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
   const reqId = parseReqId(c.req.query('req_id'))
   if ('status' in reqId) {
-    return ingestError(400, reqId.desc)
+    return refuse(problems.badRequest(reqId.desc))
   }
   const precisionRaw = c.req.query('precision')
   const precision = parseRequestPrecision(precisionRaw)
   if (precision === undefined) {
-    return ingestError(400, `illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`)
+    return refuse(problems.badRequest(`illegal param: precision ${JSON.stringify(precisionRaw)} is not one of h, m, s, ms, u, us, µ, n, ns`))
   }
-  // Basic credentials first, then u / p override each part (taosAdapter's order)
-  const basic = basicCredentials(c.req.header('Authorization'))
-  const user = c.req.query('u') ?? basic?.user ?? ''
-  const password = c.req.query('p') ?? basic?.password ?? ''
-  if (user === '' || password === '') {
-    return ingestError(401, 'authentication required: send HTTP Basic credentials or the u and p query parameters', {}, {
-      'WWW-Authenticate': 'Basic realm="db-adapter"',
-    })
-  }
-  const db = c.req.query('db') ?? ''
-  if (db === '') {
-    return ingestError(404, 'db required: the db query parameter names the target database')
+  c.set('params', { db: c.req.query('db') ?? '', opts: { precision } })
+  await next()
+}
+
+/** db 404 -> ttl 400 (after credentials are present, before they are verified). */
+const checkTarget: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
+  const params = c.get('params')
+  if (params.db === '') {
+    return refuse(problems.dbRequired('db required: the db query parameter names the target database'))
   }
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
-    return ingestError(400, ttl)
+    return refuse(problems.badRequest(ttl))
   }
-  const limit = deps.config.http.maxBodySize
-  if (declaredTooLarge(c.req.raw, limit)) {
-    return ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
-  }
-  if (!(await deps.storage.catalog.verifyUser(user, password))) {
-    return ingestError(401, 'Authentication failure: wrong user name or password')
-  }
-  const read = await leaseIngestBody(c.req.raw, limit, nodeIncoming(c.env), bodies)
-  if (!(read instanceof BodyLease)) {
-    return ingestError(read.status, read.message)
-  }
-  let result: WriteResult
-  const alone = writing.start()
-  try {
-    result = await writeBody(read, db, { precision, ttl }, deps, parser, alone, lanes)
-  } catch (err) {
-    return writeFailure(err, db, deps)
-  } finally {
-    writing.end()
-    read.release()
-  }
-  countRows(deps.metrics, 'lineproto', result.written, result.rejected)
-  if (result.rejected > 0) {
-    return rejectedLines(result)
-  }
-  return c.body(null, 204)
+  params.opts.ttl = ttl
+  await next()
 }
 
-/**
- * Parses and writes a body: by the workers when there are workers, through the columnar lane when
- * it can take the body, else as points (the main thread parsing a share of a large body, as
- * slices for the lane or as points, when no other write runs); without workers here, a slice at
- * a time.
- */
-async function writeBody(
-  read: BodyLease,
-  db: string,
-  opts: WriteOptions,
-  deps: LineprotoDeps,
-  parser: LineProtoParser,
-  alone: boolean,
-  lanes: ColumnarLanes,
-): Promise<WriteResult> {
-  const workers = deps.lineprotoWorkers
-  if (workers === undefined) {
-    return deps.schemaless.write(db, parsedHere(read.bytes, parser).source(), opts)
-  }
-  // The workers parse whole bodies for the lane, which halves the main thread's work per point
-  // (gen_lp at concurrency 2: 563-835k vs 505-637k points/s through the row path, alternating
-  // runs). A write alone takes the lane too: since the encoder got faster it beats the main
-  // thread parsing a share for the row path (concurrency 1, alternating runs: 567-688k vs
-  // 475-579k points/s, 1.41-1.77 vs 1.96-2.62 us of CPU a point). The main thread, which would
-  // wait for the worker, encodes the first part of a large lone body into slices itself
-  // (concurrency 1, alternating runs: 491-633k, mean 548k, vs 469-543k, mean 496k points/s).
-  // (PostgreSQL has no columnar lane: Schemaless.columnar)
-  const lane = deps.schemaless.columnar && lanes.want(db)
-  const parsed = workers.parse(read.bytes, alone ? (lane ? 'slices' : 'points') : 'none', read)
-  if (lane) {
-    const place = lanes.order.reserve()
-    let written: WriteResult | LaneMiss | undefined
-    try {
-      // (no slices: a worker failed and a part is parsed here instead)
-      const slices = await parsed.allSlices()
-      await place.turn
-      written = slices === undefined ? undefined : await deps.schemaless.writeColumnar(db, slices, opts)
-    } finally {
-      place.release()
-    }
-    if (typeof written === 'object') {
-      return written
-    }
-    if (written === 'body') {
-      lanes.missed(db)
-    }
-  }
-  return deps.schemaless.write(db, parsed.source(), opts)
-}
-
-/** 400 for a partly or wholly bad body: the first bad line, how many were rejected and written. */
-export function rejectedLines(result: WriteResult, unit = 'line'): Response {
-  const first = result.errors[0]
-  const written = result.written === 0 ? `nothing was written` : `the other ${result.written} ${unit}(s) were written`
-  const desc = `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`
-  return ingestError(400, desc, {
-    line: first?.line ?? 0,
-    rejected: result.rejected,
-    written: result.written,
-    errors: result.errors,
+export function createLineprotoRoutes(deps: IngestDeps & { schemaless: Schemaless }): Hono {
+  const stream = new LineProtoStream({
+    schemaless: deps.schemaless,
+    columnarLane: deps.config.lineproto.columnarLane,
+    ...(deps.lineprotoWorkers ? { workers: deps.lineprotoWorkers } : {}),
   })
-}
-
-/** Maps a failed write: missing database 404, bad names 400, anything else storage trouble 503. */
-export function writeFailure(err: unknown, db: string, deps: IngestDeps): Response {
-  if (err instanceof TdError) {
-    if (err.code === TD.MND_DB_NOT_EXIST) {
-      return ingestError(
-        404,
-        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
-      )
-    }
-    return ingestError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
-  }
-  if (err instanceof GatewayError) {
-    return ingestError(err.status, err.message)
-  }
-  deps.logger.error({ err, db }, 'schemaless write failed')
-  const detail = err instanceof Error ? err.message : String(err)
-  return ingestError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
+  const limit = deps.config.http.maxBodySize
+  const app = new Hono()
+  app.post(
+    '/write',
+    checkRequest,
+    // Basic credentials first, then u / p override each part (taosAdapter's order)
+    basicCredentials({
+      queryOverride: true,
+      refuse: () => refuse(problems.unauthorized('authentication required: send HTTP Basic credentials or the u and p query parameters', true)),
+    }),
+    checkTarget,
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    // bodies of declared length are read into shared slabs, handed to the parse workers uncopied
+    readBody({ limit, pool: new BodyPool(), refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
+    async (c) => {
+      const { db, opts } = c.get('params')
+      try {
+        const result = await stream.write(db, c.get('body'), opts)
+        countRows(deps.metrics, 'lineproto', result.written, result.rejected)
+        return result.rejected > 0 ? refuse(problems.rejected(result)) : c.body(null, 204)
+      } catch (err) {
+        return writeFailed('influxdb', err, db, deps.logger)
+      }
+    },
+  )
+  return app
 }

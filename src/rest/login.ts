@@ -1,8 +1,8 @@
 import type { Context } from 'hono'
-import { errorBody } from './encode/bodies.js'
-import { failure, jsonText } from './respond.js'
-import type { RestDeps } from './routes.js'
-import { encodeTaosdToken } from './taosd-token.js'
+import { respond } from '../http/error-table.js'
+import { jsonText } from './json-response.js'
+import type { RestDeps } from './rest-deps.js'
+import { encodeTaosdToken } from '../http/auth/taosd-token.js'
 
 const TOKEN_ERROR = { status: 400, code: 4362, desc: 'generate taosd token error' }
 
@@ -15,15 +15,15 @@ export async function handleLogin(c: Context, deps: RestDeps): Promise<Response>
   const password = c.req.param('password') ?? ''
   const token = encodeTaosdToken(user, password)
   if (token === undefined) {
-    return failure(TOKEN_ERROR)
+    return respond('tdengine', TOKEN_ERROR)
   }
   if (!(await deps.storage.catalog.verifyUser(user, password))) {
-    return jsonText(errorBody(3, 'Authentication failure'), 401)
+    return respond('tdengine', { status: 401, code: 3, desc: 'Authentication failure' })
   }
   return jsonText(`{"code":0,"desc":${JSON.stringify(token)}}`, 200)
 }
 
 /** Paths under /rest/login that miss a segment (empty user or password). */
 export function handleLoginMalformed(): Response {
-  return failure(TOKEN_ERROR)
+  return respond('tdengine', TOKEN_ERROR)
 }

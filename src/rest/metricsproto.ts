@@ -8,103 +8,93 @@
  * so undecodable bodies, bad parameters and unstorable series are 400 (never retried), a missing
  * database 404, credentials 401, oversize bodies 413, and only storage trouble 503 (retried).
  * The body is snappy whatever Content-Encoding says (some senders omit it). Remote read answers
- * exactly one QueryResult per query, empty ones included (the original could panic there), and
- * is gated as a query (query-paused refuses it), remote write as a write.
+ * exactly one QueryResult per query, empty ones included (the original could panic there).
+ * The memory gate stands in front (src/lifecycle.ts): remote read is gated as a query (query-paused
+ * refuses it), remote write as a write.
  */
 import { Hono } from 'hono'
-import type { Context } from 'hono'
-import { RemoteDecodeError, decodeReadRequest, decodeWriteRequest } from '../ingest/metricsproto/proto.js'
-import { MetricsSchemaError, createRemoteStore } from '../ingest/metricsproto/store.js'
-import type { RemoteStore } from '../ingest/metricsproto/store.js'
-import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { nodeIncoming, readIngestBody } from './ingest-body.js'
-import { ALL_PAUSED_BODY, QUERY_PAUSED_BODY, pausedResponse } from '../monitor/gate-middleware.js'
-import type { IngestDeps } from './ingest-routes.js'
-import { ingestError, writeFailure } from './lineproto.js'
+import type { Context, MiddlewareHandler } from 'hono'
+import { RemoteStream } from '../ingest/metricsproto/stream.js'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
+import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { declaredSize, readBody } from '../http/middleware/body.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
+import { parseTtl } from './params.js'
 
-export function createMetricsprotoRoutes(deps: IngestDeps): Hono {
-  const app = new Hono()
-  const store = createRemoteStore(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
-  app.post('/remote_write/:db', (c) => handleWrite(c, deps, store))
-  app.post('/remote_read/:db', (c) => handleRead(c, deps, store))
-  return app
+/**
+ * Remote write and remote read as two modules, so each gets its route class's memory gate
+ * (src/lifecycle.ts: writeGate, queryGate) in front of everything else.
+ */
+export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read: Hono } {
+  const store = new RemoteStream(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
+  const write = new Hono()
+  write.post('/remote_write/:db', checkTtl, ...admission(deps), (c) => handleWrite(c, deps, store))
+  const read = new Hono()
+  read.post('/remote_read/:db', ...admission(deps), (c) => handleRead(c, deps, store))
+  return { write, read }
 }
 
-/** Credentials and body of a remote request, or the response that refuses it. */
-async function admit(c: Context, deps: IngestDeps): Promise<Buffer | Response> {
-  const creds = basicCredentials(c.req.header('Authorization'))
-  if (creds === undefined) {
-    return ingestError(401, 'authentication required: configure basic_auth for this remote endpoint', {}, {
-      'WWW-Authenticate': 'Basic realm="db-adapter"',
-    })
-  }
-  const limit = deps.config.http.maxBodySize
-  if (declaredTooLarge(c.req.raw, limit)) {
-    return ingestError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
-  }
-  if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
-    return ingestError(401, 'Authentication failure: wrong user name or password')
-  }
-  const read = await readIngestBody(c.req.raw, limit, nodeIncoming(c.env))
-  return Buffer.isBuffer(read) ? read : ingestError(read.status, read.message)
-}
+const refuse = (problem: Problem): Response => respond('prometheus', problem)
 
-function clientError(err: unknown): Response | undefined {
-  if (err instanceof RemoteDecodeError || err instanceof MetricsSchemaError) {
-    return ingestError(400, err.message)
-  }
-  return undefined
-}
+type WriteEnv = { Variables: { ttl: number } }
 
-async function handleWrite(c: Context, deps: IngestDeps, store: RemoteStore): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return pausedResponse(ALL_PAUSED_BODY)
-  }
+const checkTtl: MiddlewareHandler<WriteEnv> = async (c, next) => {
   const ttl = parseTtl(c.req.query('ttl'))
   if (typeof ttl === 'string') {
-    return ingestError(400, ttl)
+    return refuse(problems.badRequest(ttl))
   }
-  const body = await admit(c, deps)
-  if (body instanceof Response) {
-    return body
-  }
+  c.set('ttl', ttl)
+  await next()
+}
+
+/** Credentials and body of a remote request: missing 401 -> Content-Length 413 -> wrong 401 -> read. */
+function admission(deps: IngestDeps) {
+  const limit = deps.config.http.maxBodySize
+  return [
+    // an empty user or password is left to the user table (it never matches)
+    basicCredentials({
+      refuse: (problem) =>
+        problem === 'empty'
+          ? undefined
+          : refuse(problems.unauthorized('authentication required: configure basic_auth for this remote endpoint', true)),
+    }),
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
+  ] as const
+}
+
+async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: RemoteStream): Promise<Response> {
+  const ttl = c.get('ttl')
+  const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const result = await store.write(db, decodeWriteRequest(body), ttl)
+    const result = await store.write(db, body, ttl)
     countRows(deps.metrics, 'metricsproto', result.samples, result.rejectedSamples)
     if (result.rejected.length > 0) {
       const first = result.rejected[0]
-      return ingestError(400, `${result.rejected.length} series rejected, ${result.series} series (${result.samples} samples) written; first: {${first.labels}}: ${first.reason}`, {
-        rejected: result.rejected.length,
-        written: result.samples,
+      return refuse({
+        ...problems.badRequest(`${result.rejected.length} series rejected, ${result.series} series (${result.samples} samples) written; first: {${first.labels}}: ${first.reason}`),
+        extra: { rejected: result.rejected.length, written: result.samples },
       })
     }
     return c.body(null, 204)
   } catch (err) {
-    return clientError(err) ?? writeFailure(err, db, deps)
+    return writeFailed('prometheus', err, db, deps.logger)
   }
 }
 
-async function handleRead(c: Context, deps: IngestDeps, store: RemoteStore): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return pausedResponse(ALL_PAUSED_BODY)
-  }
-  if (deps.gate?.queryPaused?.() === true) {
-    return pausedResponse(QUERY_PAUSED_BODY)
-  }
-  const body = await admit(c, deps)
-  if (body instanceof Response) {
-    return body
-  }
+async function handleRead(c: Context, deps: IngestDeps, store: RemoteStream): Promise<Response> {
+  const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const response = await store.read(db, decodeReadRequest(body), deps.config.restfulRowLimit)
+    const response = await store.read(db, body, deps.config.restfulRowLimit)
     return new Response(response, {
       status: 200,
       headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },
     })
   } catch (err) {
-    return clientError(err) ?? writeFailure(err, db, deps)
+    return writeFailed('prometheus', err, db, deps.logger)
   }
 }

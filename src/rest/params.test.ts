@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseReqId, parseTz } from './params.js'
+import { parseReqId, parseTtl, parseTz } from './params.js'
 
 describe('parseTz', () => {
   it('accepts IANA zones and treats empty/UTC as UTC', () => {
@@ -29,5 +29,18 @@ describe('parseReqId', () => {
     })
     expect(parseReqId('9223372036854775808')).toMatchObject({ status: 400, code: 65535 })
     expect(parseReqId('1.5')).toMatchObject({ status: 400, code: 65535 })
+  })
+})
+
+describe('parseTtl', () => {
+  it('absent or empty is 0; digits are days', () => {
+    expect(parseTtl(undefined)).toBe(0)
+    expect(parseTtl('')).toBe(0)
+    expect(parseTtl('30')).toBe(30)
+  })
+  it('anything else is an error text naming ttl', () => {
+    for (const bad of ['-1', '1.5', 'ten', '1e3', '99999999999']) {
+      expect(parseTtl(bad)).toMatch(/ttl/)
+    }
   })
 })

@@ -1,5 +1,5 @@
 import { isValidTimeZone } from '../sql/time.js'
-import type { RestFailure } from './auth.js'
+import type { RestFailure } from '../http/error-table.js'
 
 /**
  * `tz` query parameter: IANA zone used to render TIMESTAMP values. Empty or absent means UTC.
@@ -35,4 +35,22 @@ export function parseReqId(raw: string | undefined): { reqId: bigint } | RestFai
     return { status: 400, code: 65535, desc: `${prefix}strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range` }
   }
   return { reqId: v }
+}
+
+/**
+ * `ttl` query parameter: absent or empty -> 0 (none); otherwise a non-negative integer number of
+ * days. Returns an error text for anything else.
+ */
+export function parseTtl(raw: string | undefined): number | string {
+  if (raw === undefined || raw === '') {
+    return 0
+  }
+  if (!/^[+]?\d+$/.test(raw)) {
+    return `illegal param: ttl must be a non-negative integer (days), got ${JSON.stringify(raw)}`
+  }
+  const n = Number(raw)
+  if (!Number.isSafeInteger(n) || n > 2147483647) {
+    return `illegal param: ttl ${raw} is too large`
+  }
+  return n
 }

@@ -1,33 +1,12 @@
 import { Hono } from 'hono'
-import type { RowsOffload } from './encode/rows-offload.js'
-import type { AppConfig } from '../config/types.js'
-import type { Logger } from '../logger.js'
-import type { SqlExecutor } from '../sql/result.js'
-import type { Storage } from '../sql/catalog/types.js'
-import { createAuthenticator } from './auth.js'
+import { createAuthenticator } from '../http/auth/authorization.js'
 import { handleLogin, handleLoginMalformed } from './login.js'
-import { paused } from './respond.js'
+import type { RestDeps } from './rest-deps.js'
+import { tdengineAuth } from '../http/middleware/auth.js'
+import { restRetryAfter } from '../http/middleware/gate.js'
+import { respond, sqlProblem, type RestFailure } from '../http/error-table.js'
 import { handleSql } from './sql-handler.js'
 import { handleVgidGet, handleVgidPost } from './vgid.js'
-
-/** The memory gate as /rest needs it (src/monitor/gate.ts `Gate` satisfies this). */
-export interface RestGate {
-  allPaused(): boolean
-  queryPaused(): boolean
-}
-
-export interface RestDeps {
-  config: AppConfig
-  storage: Storage
-  sql: SqlExecutor
-  logger: Logger
-  /** optional: without it nothing is ever paused */
-  gate?: RestGate
-  /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
-  sqlLogger?: Logger
-  /** optional: a worker that encodes parts of large results (encode/offload.ts) */
-  encodeOffload?: RowsOffload
-}
 
 /**
  * Routes under `/rest` (paths relative to the `/rest` mount point of src/http/app.ts):
@@ -35,22 +14,28 @@ export interface RestDeps {
  */
 export function createRestRoutes(deps: RestDeps): Hono {
   const app = new Hono()
-  const auth = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
+  const authenticator = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
 
-  // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1).
-  app.use('*', async (c, next) => {
-    if (deps.gate?.allPaused() === true) {
-      return paused('memory exceeds threshold')
-    }
-    await next()
+  // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1), with Retry-After
+  // (also added to the SQL handler's query-paused 503)
+  if (deps.gate !== undefined) {
+    app.use('*', restRetryAfter(deps.gate))
+  }
+
+  const sqlAuth = tdengineAuth({
+    authenticator,
+    refuse: (f: RestFailure) => respond('tdengine', f),
+    // users live in the catalog: storage down means 503, not a 500
+    failed: (err) => respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError)),
   })
-
-  app.post('/sql', (c) => handleSql(c, deps, auth))
+  // (a storage failure while authenticating goes to the app's error handler, as it always has)
+  const vgidAuth = tdengineAuth({ authenticator, refuse: (f) => respond('tdengine', f) })
+  app.post('/sql', sqlAuth, (c) => handleSql(c, deps))
   // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
-  app.post('/sql/', (c) => handleSql(c, deps, auth))
-  app.post('/sql/:db/vgid', (c) => handleVgidPost(c, deps, auth))
-  app.post('/sql/:db', (c) => handleSql(c, deps, auth))
-  app.get('/vgid', (c) => handleVgidGet(c, deps, auth))
+  app.post('/sql/', sqlAuth, (c) => handleSql(c, deps))
+  app.post('/sql/:db/vgid', vgidAuth, (c) => handleVgidPost(c, deps))
+  app.post('/sql/:db', sqlAuth, (c) => handleSql(c, deps))
+  app.get('/vgid', vgidAuth, (c) => handleVgidGet(c, deps))
   app.get('/login/:user/:password', (c) => handleLogin(c, deps))
   app.get('/login/*', () => handleLoginMalformed())
   app.get('/login', () => handleLoginMalformed())

@@ -1,14 +1,14 @@
 import type { Context } from 'hono'
 import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
-import type { Authenticator } from './auth.js'
-import { isFailure } from './auth.js'
+import { isFailure, problems, respond, sqlProblem } from '../http/error-table.js'
+import '../http/context.js'
 import { acceptsGzip } from '../http/middleware/gzip.js'
 import { execBody, JSON_CONTENT_TYPE } from './encode/bodies.js'
 import { encodeQueryBody } from './encode/query-body.js'
 import { parseReqId, parseTz } from './params.js'
-import { dbError, failure, jsonText, paused } from './respond.js'
-import type { RestDeps } from './routes.js'
+import { jsonText } from './json-response.js'
+import type { RestDeps } from './rest-deps.js'
 
 const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
 const NO_SQL = { status: 400, code: 4359, desc: 'no sql input' }
@@ -32,7 +32,7 @@ function logFailure(deps: RestDeps, err: unknown, reqId: bigint, msg: string): v
  * already run; we refuse without running it). Only statements with a result set are queries;
  * writes and DDL pass while only the query threshold is exceeded.
  */
-export function queryGateRefuses(deps: RestDeps, sql: string): boolean {
+function queryGateRefuses(deps: RestDeps, sql: string): boolean {
   if (deps.gate === undefined || !deps.gate.queryPaused()) {
     return false
   }
@@ -73,53 +73,44 @@ async function executeSeeingReplicas(
 }
 
 /**
- * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth -> tz -> req_id -> body -> gate ->
+ * `POST /rest/sql`, `/rest/sql/`, `/rest/sql/{db}`: auth (routes.ts) -> tz -> req_id -> body -> gate ->
  * execute -> exec body or streamed query body (adapter-behaviour 2.4).
  */
-export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  let who: Awaited<ReturnType<Authenticator['authenticate']>>
-  try {
-    who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  } catch (err) {
-    // users live in the catalog: storage down means 503, not a 500
-    return dbError(err, deps.config.httpCodeServerError)
-  }
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
+  const user = c.get('user')
   const tz = parseTz(c.req.query('tz'))
   if (isFailure(tz)) {
-    return failure(tz)
+    return respond('tdengine', tz)
   }
   const reqId = parseReqId(c.req.query('req_id'))
   if (isFailure(reqId)) {
-    return failure(reqId)
+    return respond('tdengine', reqId)
   }
   const raw = await c.req.text()
   if (raw.length === 0) {
-    return failure(EMPTY_BODY)
+    return respond('tdengine', EMPTY_BODY)
   }
   const sql = raw.trim()
   if (sql === '') {
-    return failure(NO_SQL)
+    return respond('tdengine', NO_SQL)
   }
   if (queryGateRefuses(deps, sql)) {
-    return paused('query memory exceeds threshold')
+    return respond('tdengine', problems.paused('query memory exceeds threshold'))
   }
   const db = c.req.param('db')
   const defaultDb = db === undefined || db === '' ? undefined : db
   const log = deps.logger
   // `log.enableRecordHttpSql`: one line per statement in the SQL log (passwords redacted).
-  deps.sqlLogger?.info({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'sql')
+  deps.sqlLogger?.info({ reqId: reqId.reqId.toString(), user: user, db: defaultDb, sql: redactSql(sql) }, 'sql')
   if (log.isLevelEnabled('debug')) {
-    log.debug({ reqId: reqId.reqId.toString(), user: who.user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
+    log.debug({ reqId: reqId.reqId.toString(), user: user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
   }
   let result: SqlResult
   try {
-    result = await executeSeeingReplicas(deps, sql, { user: who.user, defaultDb, signal: c.req.raw.signal })
+    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: c.req.raw.signal })
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (result.kind === 'exec') {
     return jsonText(execBody(result.affectedRows), 200)
@@ -140,7 +131,7 @@ export async function handleSql(c: Context, deps: RestDeps, auth: Authenticator)
     first = await parts.next()
   } catch (err) {
     logFailure(deps, err, reqId.reqId, 'rest sql failed on first chunk')
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (first.done === true) {
     // unreachable: the encoder always yields the closing part

@@ -5,7 +5,7 @@
  *  - `POST /tsdbproto/v1/put/telnet/{db}`: lines `[put ]<metric> <ts> <value> k=v ...` (CRLF and
  *    repeated spaces as collectd's write_tsdb sends them).
  *
- * Order: memory pause 503 -> Basic credentials missing/malformed 401 -> req_id 400 -> ttl 400 ->
+ * Order: memory pause 503 (src/lifecycle.ts) -> Basic credentials missing/malformed 401 -> req_id 400 -> ttl 400 ->
  * Content-Length over http.maxBodySize 413 -> credentials wrong 401 -> read body (413 past the
  * cap) -> empty body: 204 without touching the database -> parse + write -> 204.
  * Bad data is 400 (never retried by agents), storage trouble 503.
@@ -15,141 +15,73 @@
  * `desc` with the same text, plus `line`/`rejected`/`written`/`errors` for rejected lines.
  */
 import { Hono } from 'hono'
-import type { Context } from 'hono'
-import { GatewayError } from '../http/errors.js'
-import { basicCredentials, declaredTooLarge, parseTtl } from '../ingest/schemaless/request.js'
-import { nodeIncoming, readIngestBody } from './ingest-body.js'
-import type { PointSource, Schemaless, WriteResult } from '../ingest/types.js'
-import { forEachLineSlice } from '../ingest/slices.js'
-import { OpenTsdbJsonParser } from '../ingest/tsdbproto/json.js'
-import { TelnetParser } from '../ingest/tsdbproto/telnet.js'
-import { TD, TdError } from '../td-error.js'
-import type { IngestDeps } from './ingest-routes.js'
+import type { Context, MiddlewareHandler } from 'hono'
+import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
+import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
+import { declaredSize, readBody } from '../http/middleware/body.js'
+import type { Schemaless } from '../ingest/types.js'
+import { TsdbStream, type TsdbFormat } from '../ingest/tsdbproto/stream.js'
+import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
-import { parseReqId } from './params.js'
+import { parseReqId, parseTtl } from './params.js'
 
 type TsdbDeps = IngestDeps & { schemaless: Schemaless }
 
-type Format = 'json' | 'telnet'
+const refuse = (problem: Problem): Response => respond('opentsdb', problem)
+const credentialsRefused = (problem: CredentialsProblem): Response =>
+  problem === 'absent'
+    ? refuse(problems.unauthorized('auth needed', true))
+    : refuse(problems.unauthorized('invalid Authorization: expected Basic base64(user:password)'))
 
-interface Parsers {
-  telnet: TelnetParser
-  json: OpenTsdbJsonParser
+/** Parameters of a put, checked before credentials are verified and the body is read. */
+interface PutParams {
+  db: string
+  ttl: number
+}
+
+type TsdbEnv = { Variables: { params: PutParams } }
+
+/** req_id 400 -> db 404 -> ttl 400 (after credentials are present). */
+const checkParams: MiddlewareHandler<TsdbEnv> = async (c, next) => {
+  const reqId = parseReqId(c.req.query('req_id'))
+  if ('status' in reqId) {
+    return refuse(problems.badRequest(reqId.desc))
+  }
+  const db = c.req.param('db') ?? ''
+  if (db === '') {
+    return refuse(problems.dbRequired('db required'))
+  }
+  const ttl = parseTtl(c.req.query('ttl'))
+  if (typeof ttl === 'string') {
+    return refuse(problems.badRequest(ttl))
+  }
+  c.set('params', { db, ttl })
+  await next()
 }
 
 export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
   const app = new Hono()
-  // each parse() call runs to its end without awaiting, so one reused parser per format serves
-  // every request of this process even when their slices interleave
-  const parsers: Parsers = { telnet: new TelnetParser(), json: new OpenTsdbJsonParser() }
-  app.post('/put/json/:db', (c) => handlePut(c, deps, parsers, 'json'))
-  app.post('/put/telnet/:db', (c) => handlePut(c, deps, parsers, 'telnet'))
+  const stream = new TsdbStream(deps.schemaless)
+  const limit = deps.config.http.maxBodySize
+  const admission = [
+    basicCredentials({ refuse: credentialsRefused }),
+    checkParams,
+    declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
+    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
+  ] as const
+  app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, stream, 'json'))
+  app.post('/put/telnet/:db', ...admission, (c) => handlePut(c, deps, stream, 'telnet'))
   return app
 }
 
-function tsdbError(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Response {
-  const body = JSON.stringify({ code: status, message, desc: message, ...extra })
-  return new Response(body, { status, headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers } })
-}
-
-async function handlePut(c: Context, deps: TsdbDeps, parsers: Parsers, format: Format): Promise<Response> {
-  if (deps.gate?.allPaused() === true) {
-    return tsdbError(503, 'memory exceeds threshold', {}, { 'Retry-After': '120' })
-  }
-  const header = c.req.header('Authorization')
-  if (header === undefined || header.trim() === '') {
-    return tsdbError(401, 'auth needed', {}, { 'WWW-Authenticate': 'Basic realm="db-adapter"' })
-  }
-  const creds = basicCredentials(header)
-  if (creds === undefined || creds.user === '' || creds.password === '') {
-    return tsdbError(401, 'invalid Authorization: expected Basic base64(user:password)')
-  }
-  const reqId = parseReqId(c.req.query('req_id'))
-  if ('status' in reqId) {
-    return tsdbError(400, reqId.desc)
-  }
-  const db = c.req.param('db') ?? ''
-  if (db === '') {
-    return tsdbError(404, 'db required')
-  }
-  const ttl = parseTtl(c.req.query('ttl'))
-  if (typeof ttl === 'string') {
-    return tsdbError(400, ttl)
-  }
-  const limit = deps.config.http.maxBodySize
-  if (declaredTooLarge(c.req.raw, limit)) {
-    return tsdbError(413, `request body exceeds http.maxBodySize (${limit} bytes)`)
-  }
-  if (!(await deps.storage.catalog.verifyUser(creds.user, creds.password))) {
-    return tsdbError(401, 'Authentication failure: wrong user name or password')
-  }
-  const read = await readIngestBody(c.req.raw, limit, nodeIncoming(c.env))
-  if (!Buffer.isBuffer(read)) {
-    return tsdbError(read.status, read.message)
-  }
-  const body = read.toString('utf8')
-  // an empty body is a successful no-op that does not touch the database (taosAdapter's behaviour)
-  if (body.trim() === '') {
-    return c.body(null, 204)
-  }
-  const source: PointSource =
-    format === 'json'
-      ? (onPoint, onError) => {
-          // items are numbered from 0 by the parser; the core numbers points from 1
-          parsers.json.parse(
-            body,
-            (p, index) => {
-              onPoint(p, index + 1)
-            },
-            (e) => {
-              onError({ line: e.index === undefined ? 0 : e.index + 1, message: e.message })
-            },
-          )
-        }
-      : (onPoint, onError) =>
-          forEachLineSlice(read, (slice, lineOffset) => {
-            parsers.telnet.parse(slice, onPoint, onError, lineOffset)
-          })
-  let result: WriteResult
+async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, stream: TsdbStream, format: TsdbFormat): Promise<Response> {
+  const { db, ttl } = c.get('params')
   try {
-    // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)
-    result = await deps.schemaless.write(db, source, {
-      precision: 'ms',
-      ttl,
-      ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
-    })
+    const result = await stream.write(db, format, c.get('body').bytes, ttl)
+    countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
+    return result.rejected > 0 ? refuse(problems.rejected(result, format === 'json' ? 'item' : 'line')) : c.body(null, 204)
   } catch (err) {
-    return failure(err, db, deps)
+    return writeFailed('opentsdb', err, db, deps.logger)
   }
-  countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
-  if (result.rejected > 0) {
-    const unit = format === 'json' ? 'item' : 'line'
-    const first = result.errors[0]
-    const written = result.written === 0 ? 'nothing was written' : `the other ${result.written} ${unit}(s) were written`
-    return tsdbError(400, `${result.rejected} ${unit}(s) rejected, ${written}; first error: ${first?.message ?? 'unknown'}`, {
-      ...(format === 'json' ? { item: first === undefined || first.line === 0 ? null : first.line - 1 } : { line: first?.line ?? 0 }),
-      rejected: result.rejected,
-      written: result.written,
-      errors: result.errors,
-    })
-  }
-  return c.body(null, 204)
-}
-
-function failure(err: unknown, db: string, deps: IngestDeps): Response {
-  if (err instanceof TdError) {
-    if (err.code === TD.MND_DB_NOT_EXIST) {
-      return tsdbError(
-        404,
-        `database does not exist: "${db}" (create it with CREATE DATABASE, or enable smlAutoCreateDB to create it on write)`,
-      )
-    }
-    return tsdbError(400, `[0x${err.code.toString(16)}] ${err.desc}`)
-  }
-  if (err instanceof GatewayError) {
-    return tsdbError(err.status, err.message)
-  }
-  deps.logger.error({ err, db }, 'schemaless write failed')
-  const detail = err instanceof Error ? err.message : String(err)
-  return tsdbError(503, `storage unavailable, retry later: ${detail}`, {}, { 'Retry-After': '1' })
 }

@@ -2,11 +2,9 @@ import type { Context } from 'hono'
 import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/types.js'
-import type { Authenticator } from './auth.js'
-import { isFailure } from './auth.js'
-import { errorBody } from './encode/bodies.js'
-import { dbError, failure, jsonText } from './respond.js'
-import type { RestDeps } from './routes.js'
+import { problems, respond, sqlProblem } from '../http/error-table.js'
+import { jsonText } from './json-response.js'
+import type { RestDeps } from './rest-deps.js'
 
 const ILLEGAL_PARAMS = { status: 400, code: 65535, desc: 'illegal params' }
 
@@ -23,48 +21,40 @@ function lookupDb(deps: RestDeps, name: string): DatabaseInfo {
 }
 
 /** `GET /rest/vgid?db=&table=` -> `{"code":0,"vgID":N}` (the seed's form). */
-export async function handleVgidGet(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleVgidGet(c: Context, deps: RestDeps): Promise<Response> {
   const db = c.req.query('db') ?? ''
   const table = c.req.query('table') ?? ''
   if (db === '' || table === '') {
-    return failure(ILLEGAL_PARAMS)
+    return respond('tdengine', ILLEGAL_PARAMS)
   }
   try {
     const vg = vgroupOf(lookupDb(deps, db), table)
     return jsonText(`{"code":0,"vgID":${vg}}`, 200)
   } catch (err) {
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
 }
 
 /** `POST /rest/sql/{db}/vgid` with a JSON array of table names -> `{"code":0,"vgIDs":[...]}`. */
-export async function handleVgidPost(c: Context, deps: RestDeps, auth: Authenticator): Promise<Response> {
-  const who = await auth.authenticate(c.req.header('Authorization'), c.req.query('token'))
-  if (isFailure(who)) {
-    return failure(who)
-  }
+export async function handleVgidPost(c: Context, deps: RestDeps): Promise<Response> {
   const db = c.req.param('db') ?? ''
   let tables: unknown
   try {
     tables = JSON.parse(await c.req.text())
   } catch (err) {
-    return jsonText(errorBody(65535, (err as Error).message), 400)
+    return respond('tdengine', problems.badRequest((err as Error).message))
   }
   if (!Array.isArray(tables) || !tables.every((t) => typeof t === 'string')) {
-    return jsonText(errorBody(65535, 'body must be a JSON array of table names'), 400)
+    return respond('tdengine', problems.badRequest('body must be a JSON array of table names'))
   }
   if (db === '' || tables.length === 0) {
-    return failure(ILLEGAL_PARAMS)
+    return respond('tdengine', ILLEGAL_PARAMS)
   }
   try {
     const info = lookupDb(deps, db)
     const ids = (tables as string[]).map((t) => vgroupOf(info, t))
     return jsonText(`{"code":0,"vgIDs":[${ids.join(',')}]}`, 200)
   } catch (err) {
-    return dbError(err, deps.config.httpCodeServerError)
+    return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
 }

@@ -35,7 +35,7 @@ function body(k: number): string {
  * with `db`, its super table and children (second 0) are created by the schemaless core itself,
  * so the tests' writes through the route find them.
  */
-function laneSetUp(db: string | undefined, workerCount: number): { storage: () => Storage; workers: () => LineProtoWorkers; app: () => Hono } {
+function laneSetUp(db: string | undefined, workerCount: number, columnarLane = true): { storage: () => Storage; workers: () => LineProtoWorkers; app: () => Hono } {
   const logger = pino({ level: 'silent' })
   let storage: Storage
   let workers: LineProtoWorkers
@@ -49,7 +49,9 @@ function laneSetUp(db: string | undefined, workerCount: number): { storage: () =
       const first = await schemaless.write(db, parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { precision: 'ms', ttl: 0 })
       expect(first).toMatchObject({ written: HOSTS, rejected: 0 })
     }
-    app = createLineprotoRoutes({ config: defaultConfig(), storage, logger, schemaless, lineprotoWorkers: workers })
+    const config = defaultConfig()
+    config.lineproto.columnarLane = columnarLane
+    app = createLineprotoRoutes({ config, storage, logger, schemaless, lineprotoWorkers: workers })
   })
 
   afterAll(async () => {
@@ -232,5 +234,31 @@ describe('line-protocol writes after a body the lane could not take', () => {
     expect(append).not.toHaveBeenCalled()
     expect(await selectRows(opened(), "select count(*), last(note) from strings.cpu")).toEqual([[BigInt(2 * HOSTS + 1), 'x']])
     append.mockRestore()
+  })
+})
+
+/**
+ * lineproto.columnarLane false: the same writes of known series take the row path (nothing is
+ * appended as columns) and store exactly the rows the lane stores.
+ */
+describe('lineproto.columnarLane', () => {
+  const on = laneSetUp('flag', 1, true)
+  const off = laneSetUp('flag', 1, false)
+
+  it('false sends every body down the row path, storing exactly the same rows', async () => {
+    const url = '/write?db=flag&precision=ms&u=root&p=taosdata'
+    const appendOn = vi.spyOn(on.storage().engine, 'appendColumns')
+    const appendOff = vi.spyOn(off.storage().engine, 'appendColumns')
+    const bodies = [body(1), seconds(2, 40, (k, h) => k + h / 100), body(41)]
+    for (const text of bodies) {
+      expect((await on.app().request(url, { method: 'POST', body: text })).status).toBe(204)
+      expect((await off.app().request(url, { method: 'POST', body: text })).status).toBe(204)
+    }
+    expect(appendOn).toHaveBeenCalledTimes(bodies.length)
+    expect(appendOff).not.toHaveBeenCalled()
+    const all = 'select tbname, _ts, usage, n, host, dc from flag.cpu order by tbname, _ts'
+    const stored = await selectRows(off.storage(), all)
+    expect(stored).toHaveLength(42 * HOSTS)
+    expect(stored).toEqual(await selectRows(on.storage(), all))
   })
 })

@@ -14,11 +14,11 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from '../../config/types.js'
 
-export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
-export const CORS_BASE_HEADERS = ['Origin', 'Content-Length', 'Content-Type', 'Authorization']
-export const CORS_BASE_EXPOSE = ['Authorization']
-export const CORS_DEFAULT_ORIGIN = 'http://127.0.0.1'
-export const CORS_MAX_AGE_SECONDS = 12 * 60 * 60
+const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
+const CORS_BASE_HEADERS = ['Origin', 'Content-Length', 'Content-Type', 'Authorization']
+const CORS_BASE_EXPOSE = ['Authorization']
+const CORS_DEFAULT_ORIGIN = 'http://127.0.0.1'
+const CORS_MAX_AGE_SECONDS = 12 * 60 * 60
 
 export type CorsOptions = AppConfig['cors']
 

@@ -7,7 +7,7 @@
  * for remote write) pass through untouched for their handlers.
  */
 import type { MiddlewareHandler } from 'hono'
-import { GatewayError } from '../errors.js'
+import { GatewayError } from '../gateway-error.js'
 
 export interface GunzipOptions {
   /** maximum decompressed size in bytes; 0 or less disables the cap */
@@ -40,7 +40,7 @@ export function gunzip({ maxBodySize }: GunzipOptions): MiddlewareHandler {
 }
 
 /** Streams `body` through gunzip, failing with a GatewayError past `limit` decompressed bytes. */
-export function limitedGunzip(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
+function limitedGunzip(body: ReadableStream<Uint8Array>, limit: number): ReadableStream<Uint8Array> {
   // the DOM and node typings of DecompressionStream disagree on the chunk type; both are bytes
   const inflate = new DecompressionStream('gzip') as unknown as ReadableWritablePair<Uint8Array, Uint8Array>
   const reader = body.pipeThrough(inflate).getReader()

@@ -7,7 +7,7 @@
 import type { MiddlewareHandler } from 'hono'
 import { requestId as honoRequestId } from 'hono/request-id'
 
-export const REQUEST_ID_HEADER = 'X-Request-Id'
+const REQUEST_ID_HEADER = 'X-Request-Id'
 
 export interface RequestIdOptions {
   generator?: () => string

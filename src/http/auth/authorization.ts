@@ -1,13 +1,8 @@
-import type { Catalog } from '../sql/catalog/types.js'
-import { decodeTaosdToken, STRICT_BASE64 } from './taosd-token.js'
-import type { Credentials } from './taosd-token.js'
-
-/** A REST request-level failure: HTTP status plus the `{code, desc}` body. */
-export interface RestFailure {
-  status: number
-  code: number
-  desc: string
-}
+import type { Catalog } from '../../sql/catalog/types.js'
+import { isFailure, type RestFailure } from '../error-table.js'
+import { decodeBasic } from './basic.js'
+import type { Credentials } from './basic.js'
+import { decodeTaosdToken } from './taosd-token.js'
 
 export const AUTH_ERRORS = {
   noAuth: { status: 401, code: 4357, desc: 'no auth info input' },
@@ -29,25 +24,13 @@ export function parseAuthorization(header: string | undefined | null): Credentia
     return AUTH_ERRORS.noAuth
   }
   if (value.startsWith('Basic')) {
-    const encoded = value.slice(6)
-    if (!STRICT_BASE64.test(encoded)) {
-      return AUTH_ERRORS.invalidBasic
-    }
-    const parts = Buffer.from(encoded, 'base64').toString('utf8').split(':')
-    if (parts.length !== 2 || parts[0] === '' || parts[1] === '') {
-      return AUTH_ERRORS.invalidBasic
-    }
-    return { user: parts[0], password: parts[1] }
+    return decodeBasic(value, { strict: true }) ?? AUTH_ERRORS.invalidBasic
   }
   if (value.startsWith('Taosd')) {
     const creds = decodeTaosdToken(value.slice(6))
     return creds ?? AUTH_ERRORS.invalidTaosd
   }
   return AUTH_ERRORS.invalidType
-}
-
-export function isFailure<T extends object>(x: T | RestFailure): x is RestFailure {
-  return 'status' in x && 'desc' in x
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { WriteLoad } from './lineproto.js'
+import { WriteLoad } from './stream.js'
 
 describe('WriteLoad: whether a line-protocol write runs alone', () => {
   it('is alone without other writes, not while another runs, nor within OVERLAP_MS of the last overlap', () => {

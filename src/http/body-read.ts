@@ -1,45 +1,13 @@
 /**
- * Request helpers shared by the schemaless write endpoints (line protocol, OpenTSDB HTTP and the
- * later Prometheus remote write): credentials, `ttl`, and reading a body under a size cap.
- * Framework-free (plain `Request`), so each endpoint module stays small.
+ * @module
+ * Reading a request body under http.maxBodySize, for every route that reads one: the declared
+ * Content-Length is checked before reading (413), bytes are counted while reading (413 past the
+ * cap, gunzip's decompressed bytes included), and a body of declared length is read straight from
+ * Node's request stream into memory of the caller's choice (a BodyPool slab: no copy).
  */
-import type { IncomingMessage } from 'node:http'
-
-/** Credentials from `Authorization: Basic ...`, or undefined when absent or not usable. */
-export function basicCredentials(header: string | undefined | null): { user: string; password: string } | undefined {
-  const value = (header ?? '').trim()
-  if (!value.startsWith('Basic ')) {
-    return undefined
-  }
-  const encoded = value.slice(6).trim()
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) {
-    return undefined
-  }
-  const text = Buffer.from(encoded, 'base64').toString('utf8')
-  const at = text.indexOf(':')
-  if (at < 0) {
-    return undefined
-  }
-  return { user: text.slice(0, at), password: text.slice(at + 1) }
-}
-
-/**
- * `ttl` query parameter: absent or empty -> 0 (none); otherwise a non-negative integer number of
- * days. Returns an error text for anything else.
- */
-export function parseTtl(raw: string | undefined): number | string {
-  if (raw === undefined || raw === '') {
-    return 0
-  }
-  if (!/^[+]?\d+$/.test(raw)) {
-    return `illegal param: ttl must be a non-negative integer (days), got ${JSON.stringify(raw)}`
-  }
-  const n = Number(raw)
-  if (!Number.isSafeInteger(n) || n > 2147483647) {
-    return `illegal param: ttl ${raw} is too large`
-  }
-  return n
-}
+import { IncomingMessage } from 'node:http'
+import { GatewayError } from './gateway-error.js'
+import { BodyLease, type BodyPool } from '../ingest/body-pool.js'
 
 /** Thrown when a body is larger than allowed; endpoints answer 413. */
 export class BodyTooLarge extends Error {
@@ -177,7 +145,59 @@ export async function readBodyBytes(
   return Buffer.concat(chunks, total)
 }
 
-/** `readBodyBytes` as UTF-8 text. */
-export async function readBodyText(req: Request, limit: number): Promise<string> {
-  return (await readBodyBytes(req, limit)).toString('utf8')
+/** Why a body could not be read, as the status the write endpoints answer. */
+export interface BodyRefusal {
+  status: number
+  message: string
+}
+
+/**
+ * The request body under the size cap, or the refusal: 413 past http.maxBodySize (decompressed
+ * size included), the gateway's own status (corrupt gzip ...), else 400. Each endpoint renders
+ * the refusal in its own error format. `incoming`: Node's request stream, when served by
+ * @hono/node-server (`c.env.incoming`); a body of declared length is then read from it directly,
+ * into memory from `alloc`.
+ */
+export async function readIngestBody(
+  req: Request,
+  limit: number,
+  incoming?: IncomingMessage,
+  alloc?: (n: number) => Buffer,
+): Promise<Buffer | BodyRefusal> {
+  try {
+    return await readBodyBytes(req, limit, incoming, alloc)
+  } catch (err) {
+    return refusal(err)
+  }
+}
+
+/**
+ * readIngestBody into a slab of `pool` when the body can be read from `incoming` directly; other
+ * bodies (gzip, chunked, no Node stream) come in a lease of their own memory. The caller
+ * releases the lease when it no longer reads the bytes.
+ */
+export async function leaseIngestBody(req: Request, limit: number, incoming: IncomingMessage | undefined, pool: BodyPool): Promise<BodyLease | BodyRefusal> {
+  let lease: BodyLease | undefined
+  const read = await readIngestBody(req, limit, incoming, (n) => (lease = pool.lease(n)).bytes)
+  if (!Buffer.isBuffer(read)) {
+    lease?.release()
+    return read
+  }
+  return lease ?? new BodyLease(read)
+}
+
+function refusal(err: unknown): BodyRefusal {
+  if (err instanceof BodyTooLarge) {
+    return { status: 413, message: err.message }
+  }
+  if (err instanceof GatewayError) {
+    return { status: err.status, message: err.message }
+  }
+  return { status: 400, message: `reading the request body failed: ${err instanceof Error ? err.message : String(err)}` }
+}
+
+/** Node's request stream behind a Hono context served by @hono/node-server (absent under app.request in tests). */
+export function nodeIncoming(env: unknown): IncomingMessage | undefined {
+  const incoming = (env as { incoming?: unknown } | undefined)?.incoming
+  return incoming instanceof IncomingMessage ? incoming : undefined
 }

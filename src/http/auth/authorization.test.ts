@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AUTH_ERRORS, parseAuthorization, parseTokenMap } from './auth.js'
+import { AUTH_ERRORS, parseAuthorization, parseTokenMap } from './authorization.js'
 
 const basic = (s: string): string => `Basic ${Buffer.from(s).toString('base64')}`
 

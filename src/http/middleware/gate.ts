@@ -3,10 +3,11 @@
  * Memory-gate middleware for route modules, checked before any work (auth, body read, parse):
  * `writeGate` for write endpoints (line protocol, OpenTSDB, remote write) refuses while
  * all-paused; `queryGate` for query endpoints (remote read) refuses while query-paused or
- * all-paused. Bodies are the spec's texts as JSON strings (quotes included), as the original wrote
- * them, with `Retry-After` so well-behaved clients back off instead of hammering a full adapter.
+ * all-paused. Bodies are the spec's texts as JSON strings (quotes included, src/http/error-table.ts),
+ * with `Retry-After` so well-behaved clients back off instead of hammering a full adapter.
  */
 import type { MiddlewareHandler } from 'hono'
+import { PAUSED_RETRY_AFTER, problems, respond } from '../error-table.js'
 
 /** What the middleware needs of src/monitor/gate.ts `Gate`. */
 export interface GateView {
@@ -14,23 +15,13 @@ export interface GateView {
   queryPaused(): boolean
 }
 
-/** Seconds clients are asked to wait (the original's value). */
-export const RETRY_AFTER_SECONDS = 120
-
-export const ALL_PAUSED_BODY = JSON.stringify('memory exceeds threshold')
-export const QUERY_PAUSED_BODY = JSON.stringify('query memory exceeds threshold')
-
-export function pausedResponse(body: string): Response {
-  return new Response(body, {
-    status: 503,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  })
-}
+const allPaused = (): Response => respond('gateway', problems.paused('memory exceeds threshold'))
+const queryPaused = (): Response => respond('gateway', problems.paused('query memory exceeds threshold'))
 
 export function writeGate(gate: GateView): MiddlewareHandler {
   return async function writeGate(c, next) {
     if (gate.allPaused()) {
-      return pausedResponse(ALL_PAUSED_BODY)
+      return allPaused()
     }
     await next()
   }
@@ -39,10 +30,10 @@ export function writeGate(gate: GateView): MiddlewareHandler {
 export function queryGate(gate: GateView): MiddlewareHandler {
   return async function queryGate(c, next) {
     if (gate.allPaused()) {
-      return pausedResponse(ALL_PAUSED_BODY)
+      return allPaused()
     }
     if (gate.queryPaused()) {
-      return pausedResponse(QUERY_PAUSED_BODY)
+      return queryPaused()
     }
     await next()
   }
@@ -56,11 +47,11 @@ export function queryGate(gate: GateView): MiddlewareHandler {
 export function restRetryAfter(gate: GateView): MiddlewareHandler {
   return async function restGate(c, next) {
     if (gate.allPaused()) {
-      return pausedResponse(ALL_PAUSED_BODY)
+      return allPaused()
     }
     await next()
     if (c.res.status === 503 && gate.queryPaused() && !c.res.headers.has('Retry-After')) {
-      c.res.headers.set('Retry-After', String(RETRY_AFTER_SECONDS))
+      c.res.headers.set('Retry-After', PAUSED_RETRY_AFTER)
     }
   }
 }

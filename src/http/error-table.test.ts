@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { statusForDbError } from './http-status.js'
+import { statusForDbError } from './error-table.js'
 
 describe('statusForDbError', () => {
   it('is 200 for every code when httpCodeServerError is false', () => {

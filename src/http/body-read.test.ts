@@ -1,36 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { createServer, type IncomingMessage } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
-import { BodyTooLarge, basicCredentials, declaredTooLarge, directLength, parseTtl, readBodyText, readIncomingInto } from './request.js'
+import { BodyTooLarge, declaredTooLarge, directLength, readBodyBytes, readIncomingInto } from './body-read.js'
 
-const b64 = (s: string): string => Buffer.from(s).toString('base64')
-
-describe('basicCredentials', () => {
-  it('decodes Basic user:password (the password may contain colons)', () => {
-    expect(basicCredentials(`Basic ${b64('root:taosdata')}`)).toEqual({ user: 'root', password: 'taosdata' })
-    expect(basicCredentials(`Basic ${b64('u:a:b')}`)).toEqual({ user: 'u', password: 'a:b' })
-  })
-  it('ignores other schemes and malformed values', () => {
-    expect(basicCredentials(undefined)).toBeUndefined()
-    expect(basicCredentials('')).toBeUndefined()
-    expect(basicCredentials('Bearer abc')).toBeUndefined()
-    expect(basicCredentials('Basic !!!')).toBeUndefined()
-    expect(basicCredentials(`Basic ${b64('nocolon')}`)).toBeUndefined()
-  })
-})
-
-describe('parseTtl', () => {
-  it('absent or empty is 0; digits are days', () => {
-    expect(parseTtl(undefined)).toBe(0)
-    expect(parseTtl('')).toBe(0)
-    expect(parseTtl('30')).toBe(30)
-  })
-  it('anything else is an error text naming ttl', () => {
-    for (const bad of ['-1', '1.5', 'ten', '1e3', '99999999999']) {
-      expect(parseTtl(bad)).toMatch(/ttl/)
-    }
-  })
-})
+const readBodyText = async (req: Request, limit: number): Promise<string> => (await readBodyBytes(req, limit)).toString('utf8')
 
 describe('body limits', () => {
   it('declaredTooLarge reads Content-Length only', () => {

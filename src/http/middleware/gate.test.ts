@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
-import { Gate } from './gate.js'
-import { queryGate, restRetryAfter, writeGate } from './gate-middleware.js'
+import { Gate } from '../../monitor/gate.js'
+import { queryGate, restRetryAfter, writeGate } from './gate.js'
 
 function app(gate: Gate): Hono {
   const a = new Hono()

@@ -1,3 +1,4 @@
+import { STRICT_BASE64, type Credentials } from './basic.js'
 import { desEcbDecrypt, desEcbEncrypt } from './des.js'
 
 /**
@@ -7,11 +8,6 @@ import { desEcbDecrypt, desEcbEncrypt } from './des.js'
  */
 const TOKEN_KEY = Uint8Array.from([0x40, 0xb6, 0x7a, 0x30, 0x56, 0x73, 0xfd, 0x44])
 const FIELD = 24
-
-export interface Credentials {
-  user: string
-  password: string
-}
 
 /** Encodes a token; returns undefined when user or password is empty or longer than 24 bytes. */
 export function encodeTaosdToken(user: string, password: string): string | undefined {
@@ -25,8 +21,6 @@ export function encodeTaosdToken(user: string, password: string): string | undef
   plain.set(p, FIELD)
   return Buffer.from(desEcbEncrypt(TOKEN_KEY, plain)).toString('base64')
 }
-
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 /** Decodes a token; undefined when it is not base64 of exactly 48 bytes or a field is empty. */
 export function decodeTaosdToken(token: string): Credentials | undefined {
@@ -49,5 +43,3 @@ export function decodeTaosdToken(token: string): Credentials | undefined {
   }
   return { user, password }
 }
-
-export { STRICT_BASE64 }

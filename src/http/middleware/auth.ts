@@ -1,0 +1,89 @@
+/**
+ * @module
+ * Authentication as route middleware, configured per route, so each protocol keeps its own order
+ * of checks and its own refusal bodies:
+ *  - `basicCredentials` reads the credentials a schemaless request presents (Basic header, with
+ *    the `u`/`p` query override for line protocol) and refuses absent or unusable ones;
+ *  - `verifyUser` checks them against the user table, usually after the cheap checks (db, ttl,
+ *    Content-Length), and puts the user on the context;
+ *  - `tdengineAuth` is /rest's: a configured `?token=`, else Basic (strict) or Taosd, verified.
+ * Each takes the route's renderer for its refusals (src/http/error-table.ts).
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import type { Catalog } from '../../sql/catalog/types.js'
+import type { Authenticator } from '../auth/authorization.js'
+import { decodeBasic } from '../auth/basic.js'
+import { isFailure, type RestFailure } from '../error-table.js'
+import '../context.js'
+
+/** Why presented credentials are refused: no header, an unusable one, an empty user or password. */
+export type CredentialsProblem = 'absent' | 'malformed' | 'empty'
+
+export interface BasicCredentialsOptions {
+  /** `u` and `p` query parameters override each part of the Basic credentials (taosAdapter's line protocol) */
+  queryOverride?: boolean
+  /** the refusal of a problem, or undefined to let the request go on to verifyUser */
+  refuse: (problem: CredentialsProblem) => Response | undefined
+}
+
+export function basicCredentials(opts: BasicCredentialsOptions): MiddlewareHandler {
+  return async function basicCredentials(c, next) {
+    const header = c.req.header('Authorization')
+    let creds = decodeBasic(header)
+    if (opts.queryOverride === true) {
+      creds = { user: c.req.query('u') ?? creds?.user ?? '', password: c.req.query('p') ?? creds?.password ?? '' }
+    }
+    let problem: CredentialsProblem | undefined
+    if (creds === undefined) {
+      problem = header === undefined || header.trim() === '' ? 'absent' : 'malformed'
+    } else if (creds.user === '' || creds.password === '') {
+      problem = 'empty'
+    }
+    const refusal = problem === undefined ? undefined : opts.refuse(problem)
+    if (refusal !== undefined) {
+      return refusal
+    }
+    c.set('credentials', creds ?? { user: '', password: '' })
+    await next()
+  }
+}
+
+/** Verifies the credentials basicCredentials put on the context; wrong ones get `refuse()`. */
+export function verifyUser(catalog: Catalog, refuse: () => Response): MiddlewareHandler {
+  return async function verifyUser(c, next) {
+    const { user, password } = c.get('credentials')
+    if (!(await catalog.verifyUser(user, password))) {
+      return refuse()
+    }
+    c.set('user', user)
+    await next()
+  }
+}
+
+export interface TdengineAuthOptions {
+  authenticator: Authenticator
+  /** an auth failure (4357, 4386, 4388, 4389, 855 ...) */
+  refuse: (failure: RestFailure) => Response
+  /** the user table could not be read (storage down); without it the error goes to the app's handler */
+  failed?: (err: unknown, c: Context) => Response
+}
+
+/** /rest's authentication: `?token=`, else the Authorization header (Basic or Taosd), verified. */
+export function tdengineAuth(opts: TdengineAuthOptions): MiddlewareHandler {
+  return async function tdengineAuth(c, next) {
+    let who: Awaited<ReturnType<Authenticator['authenticate']>>
+    try {
+      who = await opts.authenticator.authenticate(c.req.header('Authorization'), c.req.query('token'))
+    } catch (err) {
+      if (opts.failed === undefined) {
+        throw err
+      }
+      return opts.failed(err, c)
+    }
+    if (isFailure(who)) {
+      return opts.refuse(who)
+    }
+    c.set('user', who.user)
+    await next()
+  }
+}

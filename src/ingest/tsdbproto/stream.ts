@@ -1,0 +1,66 @@
+/**
+ * @module
+ * The OpenTSDB stream layer: a JSON body (one `{metric, timestamp, value, tags}` object or an
+ * array) or telnet lines (`[put ]<metric> <ts> <value> k=v ...`) in, a WriteResult out, through
+ * the schemaless core. Bytes or a Node Readable (the telnet TCP receiver's socket) alike; the
+ * parsers (json.ts, telnet.ts) stay pure.
+ */
+import type { Readable } from 'node:stream'
+import type { PointSource, Schemaless, WriteResult } from '../types.js'
+import { readAll } from '../read-all.js'
+import { forEachLineSlice } from '../slices.js'
+import { OpenTsdbJsonParser } from './json.js'
+import { TelnetParser } from './telnet.js'
+
+export type TsdbFormat = 'json' | 'telnet'
+
+const NOTHING: WriteResult = { written: 0, rejected: 0, errors: [] }
+
+export class TsdbStream {
+  // each parse() call runs to its end without awaiting, so one reused parser per format serves
+  // every write of this stream even when their slices interleave
+  private readonly telnet = new TelnetParser()
+  private readonly json = new OpenTsdbJsonParser()
+
+  constructor(private readonly schemaless: Schemaless) {}
+
+  /**
+   * Parses and writes one body into `db`. A blank body is a successful no-op that does not touch
+   * the database (taosAdapter's behaviour). JSON items are numbered from 0 in messages.
+   */
+  async write(db: string, format: TsdbFormat, bytes: Buffer, ttl: number): Promise<WriteResult> {
+    const body = bytes.toString('utf8')
+    if (body.trim() === '') {
+      return NOTHING
+    }
+    const source: PointSource =
+      format === 'json'
+        ? (onPoint, onError) => {
+            // items are numbered from 0 by the parser; the core numbers points from 1
+            this.json.parse(
+              body,
+              (p, index) => {
+                onPoint(p, index + 1)
+              },
+              (e) => {
+                onError({ line: e.index === undefined ? 0 : e.index + 1, message: e.message })
+              },
+            )
+          }
+        : (onPoint, onError) =>
+            forEachLineSlice(bytes, (slice, lineOffset) => {
+              this.telnet.parse(slice, onPoint, onError, lineOffset)
+            })
+    // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)
+    return this.schemaless.write(db, source, {
+      precision: 'ms',
+      ttl,
+      ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
+    })
+  }
+
+  /** `write` of everything `from` gives until it ends (past `limit` bytes it fails; 0: no cap). */
+  async writeFrom(db: string, format: TsdbFormat, from: Readable, ttl: number, limit: number): Promise<WriteResult> {
+    return this.write(db, format, await readAll(from, limit), ttl)
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * @module
+ * What the /rest routes (routes.ts and its handlers: sql-handler.ts, vgid.ts, login.ts) are built
+ * from; src/lifecycle.ts provides it.
+ */
+import type { AppConfig } from '../config/types.js'
+import type { Logger } from '../logger.js'
+import type { SqlExecutor } from '../sql/result.js'
+import type { Storage } from '../sql/catalog/types.js'
+import type { RowsOffload } from './encode/rows-offload.js'
+
+/** The memory gate as /rest needs it (src/monitor/gate.ts `Gate` satisfies this). */
+export interface RestGate {
+  allPaused(): boolean
+  queryPaused(): boolean
+}
+
+export interface RestDeps {
+  config: AppConfig
+  storage: Storage
+  sql: SqlExecutor
+  logger: Logger
+  /** optional: without it nothing is ever paused */
+  gate?: RestGate
+  /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */
+  sqlLogger?: Logger
+  /** optional: a worker that encodes parts of large results (encode-offload.ts) */
+  encodeOffload?: RowsOffload
+}
