@@ -26,6 +26,17 @@ export const TS_COLUMN = '_ts'
 /** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHAR = /[\u0000-\u001f\u007f]/
+// a UTF-16 half without its other half: storage cannot hold it as such, so a table's stored name
+// would differ from the catalog's and every later write to that table would fail
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+
+/** What is wrong with the characters of a name, or undefined. */
+function badCharacters(name: string): string | undefined {
+  if (CONTROL_CHAR.test(name)) {
+    return 'contains a control character'
+  }
+  return LONE_SURROGATE.test(name) ? 'is not valid Unicode (it holds half of a surrogate pair)' : undefined
+}
 /**
  * Names no field or tag may take (compared lower-cased): `tbname` is the child-name pseudo
  * column (and a column of the tag table), `_tid` keys data and tag tables, `_seq` orders the
@@ -211,8 +222,9 @@ export class RequestState {
       st.error = `${this.where(line)}: measurement name must be 1 to ${MAX_TABLE_NAME_BYTES} bytes long`
       return st
     }
-    if (CONTROL_CHAR.test(name)) {
-      st.error = `${this.where(line)}: measurement ${JSON.stringify(name)} contains a control character`
+    const bad = badCharacters(name)
+    if (bad !== undefined) {
+      st.error = `${this.where(line)}: measurement ${JSON.stringify(name)} ${bad}`
       return st
     }
     if (name.endsWith('$tags')) {
@@ -314,8 +326,9 @@ export class RequestState {
       if (RESERVED_NAMES.has(f.name.toLowerCase())) {
         return `${this.where(line)}: field name "${f.name}" is reserved (tbname, _tid and _seq cannot be fields)`
       }
-      if (CONTROL_CHAR.test(f.name)) {
-        return `${this.where(line)}: field name ${JSON.stringify(f.name)} contains a control character`
+      const bad = badCharacters(f.name)
+      if (bad !== undefined) {
+        return `${this.where(line)}: field name ${JSON.stringify(f.name)} ${bad}`
       }
       if (Buffer.byteLength(f.name, 'utf8') > MAX_COLUMN_NAME_BYTES) {
         return `${this.where(line)}: field name "${f.name}" is longer than ${MAX_COLUMN_NAME_BYTES} bytes`
@@ -412,8 +425,9 @@ export class RequestState {
         if (RESERVED_NAMES.has(k.toLowerCase())) {
           return `${this.where(line)}: tag name "${k}" is reserved (tbname, _tid and _seq cannot be tags)`
         }
-        if (CONTROL_CHAR.test(k)) {
-          return `${this.where(line)}: tag name ${JSON.stringify(k)} contains a control character`
+        const bad = badCharacters(k)
+        if (bad !== undefined) {
+          return `${this.where(line)}: tag name ${JSON.stringify(k)} ${bad}`
         }
         if (k === '' || Buffer.byteLength(k, 'utf8') > MAX_COLUMN_NAME_BYTES) {
           return `${this.where(line)}: tag name "${k}" must be 1 to ${MAX_COLUMN_NAME_BYTES} bytes long`

@@ -350,6 +350,25 @@ describe('schemaless core', () => {
     expect(r.written).toBe(1)
   })
 
+  it('names holding half of a surrogate pair are rejected per line, and the super table keeps taking writes', async () => {
+    const r = await sml.write(
+      'db',
+      [
+        pt('bad\ud800m', [], [dbl('v', 1)], 1n),
+        pt('m', [['h', 'a'], ['\ud800dc', 'lga']], [dbl('v', 1)], 1n),
+        pt('m', [['h', 'a']], [dbl('v\udc00', 1)], 1n),
+        pt('m', [['h', 'a'], ['\ud83d\ude00', 'ok']], [dbl('v', 1)], 1n),
+      ],
+      { precision: 'ns' },
+    )
+    expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3])
+    expect(r.errors.every((e) => /surrogate/.test(e.message))).toBe(true)
+    expect(r.written).toBe(1)
+    // before, the lone half became a tag the storage named differently, and every later write of m failed
+    const again = await sml.write('db', [pt('m', [['h', 'b'], ['dc', 'x']], [dbl('v', 2)], 2n)], { precision: 'ns' })
+    expect(again).toMatchObject({ written: 1, rejected: 0 })
+  })
+
   it('tbname, _tid and _seq as a tag or field name are rejected per line (storage reserves them)', async () => {
     const r = await sml.write(
       'db',
