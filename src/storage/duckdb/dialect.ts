@@ -57,7 +57,7 @@ export const duckdbDialect: Dialect = {
   },
 }
 
-export function duckdbColumnType(col: ColumnDef): string {
+function duckdbColumnType(col: ColumnDef): string {
   switch (col.type) {
     case 'BOOL':
       return 'BOOLEAN'

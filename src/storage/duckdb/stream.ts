@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api'
+import { abortError } from '../errors.js'
 import type { NumericChunk, QueryOptions, RowChunk } from '../types.js'
 import { concatNumeric, numericChunk } from './numeric-chunk.js'
 import { chunkRows } from './row-chunk.js'
@@ -16,7 +17,7 @@ export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOpt
   let columnRows = 0
   for (;;) {
     if (opts?.signal?.aborted) {
-      throw opts.signal.reason instanceof Error ? opts.signal.reason : new Error('query aborted')
+      throw abortError(opts.signal)
     }
     const chunk = await result.fetchChunk()
     if (!chunk || chunk.rowCount === 0) {
@@ -68,7 +69,7 @@ export function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => voi
     return () => {}
   }
   if (signal.aborted) {
-    throw signal.reason instanceof Error ? signal.reason : new Error('query aborted')
+    throw abortError(signal)
   }
   const onAbort = (): void => c.interrupt()
   signal.addEventListener('abort', onAbort, { once: true })

@@ -51,7 +51,7 @@ function quoteString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`
 }
 
-export function postgresColumnType(col: ColumnDef): string {
+function postgresColumnType(col: ColumnDef): string {
   switch (col.type) {
     case 'BOOL':
       return 'BOOLEAN'
