@@ -1,7 +1,8 @@
 import { deflatePart, GzipAssembler, type DeflatedPart } from '../http/gzip-parts.js'
 import type { ColumnMeta, SqlResult } from '../sql/result.js'
 import { formatTimestamp } from '../sql/time.js'
-import type { NumericVector, Precision } from '../storage/types.js'
+import type { NumericVector } from '../storage/types.js'
+import type { Precision } from '../storage/td-types.js'
 
 /**
  * JSON bodies of `/rest/sql`, byte for byte as taosAdapter writes them: keys in the order

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
-import type { DatabaseInfo } from '../storage/types.js'
+import type { DatabaseInfo } from '../storage/td-types.js'
 import type { Authenticator } from './auth.js'
 import { isFailure } from './auth.js'
 import { errorBody } from './encode.js'

@@ -1,13 +1,13 @@
+import type { Engine } from '../storage/types.js'
 import type {
   ColumnDef,
   DatabaseInfo,
-  Engine,
   Precision,
   StableInfo,
   TableInfo,
   TagValue,
   UserInfo,
-} from '../storage/types.js'
+} from '../storage/td-types.js'
 
 /** One child table for `Catalog.createChildTables`. */
 export interface ChildTableSpec {

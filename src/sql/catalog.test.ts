@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { openStorage } from '../storage/index.js'
-import type { ColumnDef } from '../storage/types.js'
+import type { ColumnDef } from '../storage/td-types.js'
 import { chunkIntervalTicks } from './catalog.js'
 
 describe('chunkIntervalTicks (hypertable chunk interval from the DURATION option)', () => {

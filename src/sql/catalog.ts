@@ -4,17 +4,17 @@ import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
 import { durationTicks } from './time.js'
 import { ownedString } from '../owned-string.js'
 import { StorageUnavailableError, isStorageUnavailable } from '../storage/errors.js'
+import type { Engine } from '../storage/types.js'
+import type { Dialect } from '../storage/dialect.js'
 import type {
   ColumnDef,
   DatabaseInfo,
-  Dialect,
-  Engine,
   Precision,
   StableInfo,
   TableInfo,
   TagValue,
   UserInfo,
-} from '../storage/types.js'
+} from '../storage/td-types.js'
 
 /**
  * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs

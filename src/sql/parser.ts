@@ -1,4 +1,4 @@
-import type { TdType } from '../storage/types.js'
+import type { TdType } from '../storage/td-types.js'
 import type {
   AlterAction,
   ChildUsing,

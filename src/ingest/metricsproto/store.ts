@@ -12,7 +12,8 @@
  * memory for large reads). NULL samples are left out (Prometheus has no value for them).
  */
 import type { Storage } from '../../storage/index.js'
-import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
+import type { RowBatch } from '../../storage/types.js'
+import type { ColumnDef, Precision, TableInfo } from '../../storage/td-types.js'
 import type { ChildTableSpec } from '../../sql/catalog-types.js'
 import { dbNotExist } from '../../td-error.js'
 import { normaliseDbName } from '../schemaless/schemaless.js'

@@ -18,7 +18,8 @@
  * DuckDB's own append (in process: ~1.15-1.2 us per point through the rows, ~0.55-0.65 us here).
  */
 import type { Catalog } from '../../sql/catalog-types.js'
-import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
+import type { ColumnBatch, Engine } from '../../storage/types.js'
+import type { DatabaseInfo, StableInfo, TableInfo, TdType } from '../../storage/td-types.js'
 import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf, type ReceivedSlice, type SeriesDef, type ShapeDef } from '../lineproto/parsed-slice.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { WorkSlice } from '../../event-loop.js'

@@ -2,7 +2,8 @@ import type { Catalog } from '../catalog-types.js'
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta, SqlContext } from '../result.js'
 import { nowTicks, parseTimestampString, todayTicks } from '../time.js'
-import type { ColumnDef, Dialect, Precision, TagValue, TdType } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { ColumnDef, Precision, TagValue, TdType } from '../../storage/td-types.js'
 import type { Expr, OrderItem, SelectItem, SelectStmt } from './ast.js'
 import {
   fixed,

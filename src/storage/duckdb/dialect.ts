@@ -1,4 +1,5 @@
-import type { ColumnDef, Dialect } from '../types.js'
+import type { Dialect } from '../dialect.js'
+import type { ColumnDef } from '../td-types.js'
 
 /**
  * DuckDB spelling of the shared physical layout.
