@@ -10,7 +10,7 @@
  *    every table is the primary timestamp; physical columns keep the user's names (`ts`, `_ts`...),
  *    only `_tid` is added. The key above is (`_tid`, <first column>) / (<first column>): a
  *    PRIMARY KEY on PostgreSQL; on DuckDB a logical key the engine keeps unique itself
- *    (`Dialect.dataTableKey`), because DuckDB's index made every append about 3.5x slower.
+ *    (`Dialect.dataTableKey`), because DuckDB's index made every append much slower.
  *  - writing the same (table, ts) again overwrites the row (last write wins); columns not named
  *    in a partial write keep their old values.
  */

@@ -5,8 +5,7 @@ import type { Mutex } from '../../mutex.js'
 /**
  * DuckDB checkpoints by itself when a commit finds the WAL past `checkpoint_threshold` (16 MiB),
  * inside that commit. A one-flush append commits in the appender's closeSync on the main thread,
- * so a checkpoint there blocked the event loop for 60-70 ms every few seconds of ingest (probes
- * and queries waited). The engine turns that off and checkpoints on its own, asynchronously, on
+ * so a checkpoint there blocked the event loop (probes and queries waited). The engine turns that off and checkpoints on its own, asynchronously, on
  * the write connection between writes.
  */
 export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024

@@ -52,7 +52,7 @@ export const duckdbDialect: Dialect = {
     return `stddev_pop(${expr})`
   },
   dataTableKey(): string {
-    // no PRIMARY KEY: DuckDB's ART index made appends ~3.5x slower and its flush blocks the
+    // no PRIMARY KEY: DuckDB's ART index made appends much slower and its flush blocks the
     // event loop; the engine keeps (_tid, ts) unique itself (see DuckDBEngine.writeRows)
     return ''
   },

@@ -16,7 +16,7 @@ import { requireColumns, sourcesFor, TableCache } from './tables.js'
 import type { Newest } from './tables.js'
 import { RowWriter } from './write-rows.js'
 
-export interface DuckDBEngineOptions {
+interface DuckDBEngineOptions {
   /** read connections kept open (writes use one dedicated connection); default 4 */
   readConnections?: number
   /**
@@ -277,9 +277,8 @@ export class DuckDBEngine implements Engine {
   }
 
   /**
-   * Through an appender: the catalog and tag rows of 1000 new child tables took ~45 ms as 500-row
-   * INSERT ... VALUES statements (DuckDB binds every literal); the first write of 1000 new series
-   * got ~40 ms faster this way.
+   * Through an appender: as INSERT ... VALUES statements, whose every literal DuckDB binds, the
+   * catalog and tag rows of many new child tables were slow.
    */
   async insertRows(schema: string, table: string, columns: string[], rows: unknown[][]): Promise<number> {
     if (rows.length === 0) {

@@ -8,7 +8,7 @@ import { requireColumns, sourcesFor } from './tables.js'
 import type { Newest, TableCache, TargetInfo } from './tables.js'
 
 /** A write group with what writing it needs (RowWriter.prepareGroup). */
-export interface PreparedGroup {
+interface PreparedGroup {
   g: WriteGroup
   info: TargetInfo
   newest: Newest
@@ -92,8 +92,7 @@ export class RowWriter {
    * A write to one table whose rows only append and fit one appender flush needs no explicit
    * transaction: that flush is one DuckDB transaction of its own, all or nothing, committed
    * before closeSync returns. Skipping BEGIN and COMMIT saves two round trips to the thread
-   * pool: 10,000-row INSERTs reached 0.56-0.58 of raw DuckDB's rate instead of 0.48-0.50, and
-   * 5000-line line-protocol writes one at a time ~10% more points/s.
+   * pool.
    */
   appendsAlone(p: PreparedGroup): boolean {
     if (!this.directAppend || !p.scan.appendOnly) {

@@ -16,7 +16,7 @@ import type { CatalogChange } from './replicas.js'
 import { streamCursor } from './stream.js'
 import { CopyWriter } from './write-rows.js'
 
-export interface PostgresEngineOptions extends ConnectionOptions {
+interface PostgresEngineOptions extends ConnectionOptions {
   /** bound on `healthy()`; default 2000 ms */
   healthTimeoutMs?: number
   /**
