@@ -5,8 +5,8 @@ import type { Mutex } from '../../mutex.js'
 /**
  * DuckDB checkpoints by itself when a commit finds the WAL past `checkpoint_threshold` (16 MiB),
  * inside that commit. A one-flush append commits in the appender's closeSync on the main thread,
- * so a checkpoint there blocked the event loop (probes and queries waited). The engine turns that off and checkpoints on its own, asynchronously, on
- * the write connection between writes.
+ * so a checkpoint there blocked the event loop (probes and queries waited). The engine turns
+ * that off and checkpoints on its own, asynchronously, on the write connection between writes.
  */
 export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024
 /** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
