@@ -3,7 +3,8 @@ import type { DuckDBAppender, DuckDBType } from '@duckdb/node-api'
 import bindings from '@duckdb/node-bindings'
 import { yieldToEventLoop } from '../../event-loop.js'
 import type { ColumnBatch } from '../types.js'
-import { CHUNK_ROWS, copyValidity, discardAppender, FIXED, FLUSH_ROWS, setValidity, validityMask } from './appender.js'
+import { CHUNK_ROWS } from './append-rows.js'
+import { copyValidity, discardAppender, FIXED, FLUSH_ROWS, setValidity, validityMask } from './appender.js'
 
 /** Where a physical column's values come from in a ColumnBatch. */
 type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind: 'value'; index: number }

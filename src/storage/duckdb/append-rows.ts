@@ -3,8 +3,14 @@ import type { DuckDBAppender, DuckDBType, DuckDBValue } from '@duckdb/node-api'
 import bindings from '@duckdb/node-bindings'
 import { yieldToEventLoop } from '../../event-loop.js'
 import type { RowBatch } from '../types.js'
-import { CHUNK_ROWS, copyValidity, discardAppender, FIXED, FLUSH_ROWS, toBigint, validityMask } from './appender.js'
+import { copyValidity, discardAppender, FIXED, FLUSH_ROWS, toBigint, validityMask } from './appender.js'
 import type { FixedColumn } from './appender.js'
+
+/**
+ * Rows per appended data chunk: DuckDB's vector size. Defined here, not in appender.ts, because
+ * appendChunks reads it once a row, where a module's own const is cheaper than an import.
+ */
+export const CHUNK_ROWS = 2048
 
 type Coerce = (v: unknown) => DuckDBValue
 

@@ -1,14 +1,11 @@
 /**
  * What the two appending paths (rows: append-rows.ts, columns: append-columns.ts) share: the
- * chunk and flush sizes, fixed-width columns copied into vectors as whole buffers, validity
+ * flush size, fixed-width columns copied into vectors as whole buffers, validity
  * masks, and discarding a failed appender.
  */
 import { DuckDBTypeId } from '@duckdb/node-api'
 import type { DuckDBAppender } from '@duckdb/node-api'
 import bindings from '@duckdb/node-bindings'
-
-/** Rows per appended data chunk: DuckDB's vector size. */
-export const CHUNK_ROWS = 2048
 
 /**
  * Rows between explicit flushes of the appender into the table: a flush blocks the main thread
