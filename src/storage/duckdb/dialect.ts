@@ -53,7 +53,7 @@ export const duckdbDialect: Dialect = {
   },
   dataTableKey(): string {
     // no PRIMARY KEY: DuckDB's ART index made appends much slower and its flush blocks the
-    // event loop; the engine keeps (_tid, ts) unique itself (see DuckDBEngine.writeRows)
+    // event loop; the engine keeps (_tid, ts) unique itself (see write-rows.ts)
     return ''
   },
 }

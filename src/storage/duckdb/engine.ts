@@ -261,7 +261,7 @@ export class DuckDBEngine implements Engine {
         return written
       }
       const rows = live.reduce((s, b) => s + b.count, 0)
-      // one appender flush is a transaction of its own (see appendsAlone)
+      // one appender flush is a transaction of its own (see RowWriter.appendsAlone)
       const written = targets.length === 1 && rows <= FLUSH_ROWS ? await appendEach(conn) : await this.committed(appendEach)
       for (const { b, newest } of targets) {
         for (let k = 0; k < b.tids.length; k++) {
@@ -292,7 +292,7 @@ export class DuckDBEngine implements Engine {
       this.tables.forgetNewest(schema, table)
       const append = async (c: DuckDBConnection): Promise<number> =>
         appendAll(await c.createAppender(table, schema), sources, [{ db: '', table, columns, rows }])
-      // outside a transaction, one appender flush is one transaction of its own (see appendsAlone)
+      // outside a transaction, one appender flush is one transaction of its own (see RowWriter.appendsAlone)
       return this.txStore.getStore() !== undefined || rows.length <= FLUSH_ROWS ? append(conn) : this.committed(append)
     })
   }
