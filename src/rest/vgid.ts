@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
-import type { DatabaseInfo } from '../storage/types.js'
+import type { DatabaseInfo } from '../storage/td-types.js'
 import { problems, respond, sqlProblem } from '../http/error-table.js'
 import { jsonText } from './json-response.js'
 import type { RestDeps } from './rest-deps.js'

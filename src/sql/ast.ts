@@ -1,5 +1,5 @@
 import type { PlainTuples } from './plain-tuples.js'
-import type { TdType } from '../storage/types.js'
+import type { TdType } from '../storage/td-types.js'
 import type { SelectStmt } from './select/ast.js'
 import type { Span, ValueExpr } from './value-expr.js'
 

@@ -1,4 +1,4 @@
-import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/types.js'
+import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/td-types.js'
 import type { AlterAction, ChildUsing, Statement, TableRef } from './ast.js'
 import type { Catalog } from './catalog/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { ColumnDef, TdType } from '../storage/types.js'
+import type { ColumnDef, TdType } from '../storage/td-types.js'
 import { convertRows } from './insert.js'
 import { tokenize } from './lexer.js'
 import { ValueError } from './types.js'

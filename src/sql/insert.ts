@@ -1,4 +1,5 @@
-import type { ColumnDef, DatabaseInfo, RowBatch, StableInfo, TagValue } from '../storage/types.js'
+import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/td-types.js'
+import type { RowBatch } from '../storage/types.js'
 import type { InsertTarget } from './ast.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './exec-env.js'

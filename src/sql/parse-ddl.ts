@@ -1,4 +1,4 @@
-import type { TdType } from '../storage/types.js'
+import type { TdType } from '../storage/td-types.js'
 import type { AlterAction, ColumnSpec, CreateTableClause, Statement, TableRef } from './ast.js'
 import type { Cursor } from './cursor.js'
 import { expect01, expectInt, expectString, ifExists, ifNotExists, parseTableRef, prev, span } from './parse-common.js'

@@ -1,4 +1,5 @@
-import type { NumericChunk, Precision, TdType } from '../storage/types.js'
+import type { NumericChunk } from '../storage/types.js'
+import type { Precision, TdType } from '../storage/td-types.js'
 
 /** Column of a result set as it appears in REST `column_meta`: [name, type, length]. */
 export interface ColumnMeta {

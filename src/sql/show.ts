@@ -1,4 +1,4 @@
-import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../storage/types.js'
+import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../storage/td-types.js'
 import type { ShowStmt, TableRef } from './ast.js'
 import type { Catalog } from './catalog/types.js'
 import { requireDb, resolveDb } from './ddl.js'

@@ -1,4 +1,4 @@
-import type { ColumnDef, DatabaseInfo, TagValue } from '../storage/types.js'
+import type { ColumnDef, DatabaseInfo, TagValue } from '../storage/td-types.js'
 import type { Catalog } from './catalog/types.js'
 import type { ColumnMeta } from './result.js'
 import { murmur3_32, vgroupOf } from './vgroup.js'

@@ -1,5 +1,5 @@
 import { TD, TdError } from '../td-error.js'
-import type { Precision } from '../storage/types.js'
+import type { Precision } from '../storage/td-types.js'
 
 /**
  * Timestamps are bigint ticks since the Unix epoch in the database precision (ms, us or ns), so

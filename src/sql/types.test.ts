@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ColumnDef, DatabaseInfo } from '../storage/types.js'
+import type { ColumnDef, DatabaseInfo } from '../storage/td-types.js'
 import type { ValueExpr } from './value-expr.js'
 import { TdError } from '../td-error.js'
 import fc from 'fast-check'

@@ -1,4 +1,4 @@
-import type { ColumnDef, DatabaseInfo, Precision, TagValue } from '../storage/types.js'
+import type { ColumnDef, DatabaseInfo, Precision, TagValue } from '../storage/td-types.js'
 import type { ColumnSpec } from './ast.js'
 import { TD, TdError } from '../td-error.js'
 import { durationTicks, parseTimestampString, TICKS_PER_MS } from './time.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { DatabaseInfo } from '../storage/types.js'
+import type { DatabaseInfo } from '../storage/td-types.js'
 import { murmur3_32, vgroupOf } from './vgroup.js'
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s)

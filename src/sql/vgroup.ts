@@ -1,4 +1,4 @@
-import type { DatabaseInfo } from '../storage/types.js'
+import type { DatabaseInfo } from '../storage/td-types.js'
 
 /**
  * TDengine's deterministic vgroup assignment (sql-dialect.md section 10): MurmurHash3 x86 32-bit

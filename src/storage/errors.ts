@@ -25,3 +25,8 @@ export function storageUnavailableIn(err: unknown): StorageUnavailableError | un
   }
   return undefined
 }
+
+/** The error a statement stopped by its abort signal fails with: the signal's reason when it is one. */
+export function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('query aborted')
+}

@@ -1,97 +1,8 @@
 /**
- * Contracts between the SQL layer / ingestion paths and the storage backends.
- *
- * Physical layout (identical on every backend; only the SQL text differs, produced by `Dialect`):
- *  - catalog tables live in their own schema (`Dialect.catalogSchema`);
- *  - TDengine database `db` -> backend schema `Dialect.schemaName(db)`;
- *  - super table `st` -> data table `st` with columns (`_tid` INTEGER, `ts` BIGINT, data cols...),
- *    keyed by (`_tid`, `ts`), and tag table `st$tags` with (`_tid` INTEGER PRIMARY KEY,
- *    `tbname` VARCHAR, tag cols...). A child table is the rows of its super table with its `_tid`.
- *  - normal table `t` -> data table `t` with (`ts` BIGINT, data cols...) keyed by `ts`.
- *  - timestamps are BIGINT ticks in the database precision (ms/us/ns). The first data column of
- *    every table is the primary timestamp; physical columns keep the user's names (`ts`, `_ts`...),
- *    only `_tid` is added. The key above is (`_tid`, <first column>) / (<first column>): a
- *    PRIMARY KEY on PostgreSQL; on DuckDB a logical key the engine keeps unique itself
- *    (`Dialect.dataTableKey`), because DuckDB's index made every append about 3.5x slower.
- *  - writing the same (table, ts) again overwrites the row (last write wins); columns not named
- *    in a partial write keep their old values.
+ * The contract between the SQL layer / ingestion paths and the storage backends: the Engine,
+ * the rows and columns it writes and the chunks it streams back.
  */
-
-export type Precision = 'ms' | 'us' | 'ns'
-
-export type TdType =
-  | 'BOOL'
-  | 'TINYINT'
-  | 'SMALLINT'
-  | 'INT'
-  | 'BIGINT'
-  | 'TINYINT UNSIGNED'
-  | 'SMALLINT UNSIGNED'
-  | 'INT UNSIGNED'
-  | 'BIGINT UNSIGNED'
-  | 'FLOAT'
-  | 'DOUBLE'
-  | 'VARCHAR'
-  | 'NCHAR'
-  | 'TIMESTAMP'
-  | 'JSON'
-
-/** A column or tag as TDengine clients see it. `length` is the REST length (declared n for VARCHAR/NCHAR). */
-export interface ColumnDef {
-  name: string
-  type: TdType
-  length: number
-}
-
-export interface DatabaseInfo {
-  name: string
-  precision: Precision
-  /** VGROUPS option; the database owns vgroup ids firstVgId .. firstVgId + vgroups - 1 */
-  vgroups: number
-  firstVgId: number
-  /** every option as given or defaulted, for ins_databases / SHOW CREATE DATABASE (keys lower case) */
-  options: Record<string, string | number>
-  createdAt: number // epoch ms
-}
-
-export interface StableInfo {
-  db: string
-  name: string
-  /** columns[0] is the primary TIMESTAMP column */
-  columns: ColumnDef[]
-  tags: ColumnDef[]
-  createdAt: number
-  comment?: string
-}
-
-/** Tag values in catalog form: JS values (number | bigint | string | boolean | null; JSON tag as object). */
-export type TagValue = number | bigint | string | boolean | null | Record<string, unknown>
-
-export interface TableInfo {
-  db: string
-  name: string
-  kind: 'child' | 'normal'
-  /** compact integer id; unique per super table for children (the `_tid` key), unique per db otherwise */
-  tid: number
-  /** super table name for children */
-  stable?: string
-  /** tag values by tag name, children only */
-  tags?: Record<string, TagValue>
-  /** data columns for normal tables (children use their super table's columns) */
-  columns?: ColumnDef[]
-  ttl: number
-  createdAt: number
-  comment?: string
-}
-
-export interface UserInfo {
-  name: string
-  super: boolean
-  enable: boolean
-  sysinfo: boolean
-  createdb: boolean
-  createdAt: number
-}
+import type { Dialect } from './dialect.js'
 
 /**
  * Rows for the bulk write path. `columns` are data column names (the first is the primary
@@ -133,38 +44,6 @@ export interface ColumnBatch {
    */
   first: bigint[]
   last: bigint[]
-}
-
-/** How backend SQL text is spelled. Shared code never writes backend-specific SQL itself. */
-export interface Dialect {
-  readonly name: 'duckdb' | 'postgres'
-  readonly catalogSchema: string
-  quoteIdent(name: string): string
-  quoteString(value: string): string
-  /** backend schema of a TDengine database */
-  schemaName(db: string): string
-  /** physical column type of a TDengine type */
-  columnType(col: ColumnDef): string
-  /** floor division usable for window bucketing, e.g. `floor((ts - o) / i)` on bigint */
-  floorDiv(a: string, b: string): string
-  /** the integer quotient of a non-negative bigint by a positive one (no sign handling) */
-  quotient(a: string, b: string): string
-  /** regex match (POSIX-ish, unanchored) */
-  regexMatch(value: string, pattern: string): string
-  /** cast a physical value to text */
-  castText(expr: string): string
-  /** aggregates whose spelling differs: first/last value by ordering key */
-  /** value at the min/max key, skipping rows where `value` is NULL (FIRST/LAST semantics) */
-  argMin(value: string, key: string): string
-  argMax(value: string, key: string): string
-  /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
-  argMaxNull?(value: string, key: string): string
-  stddevPop(expr: string): string
-  /**
-   * The key clause of a data table's CREATE TABLE (leading comma included), or '' where the
-   * backend enforces last-write-wins without a unique index (DuckDB: see its engine).
-   */
-  dataTableKey(keyColumns: string[]): string
 }
 
 /** One result chunk: rows of physical values, in the column order of the query. */

@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Storage } from '../../src/sql/catalog/types.js'
-import type { ColumnDef, Precision } from '../../src/storage/types.js'
+import type { ColumnDef, Precision } from '../../src/storage/td-types.js'
 import { TdError } from '../../src/td-error.js'
 
 export interface StorageSuiteOptions {

@@ -12,7 +12,8 @@
  * memory for large reads). NULL samples are left out (Prometheus has no value for them).
  */
 import type { Storage, ChildTableSpec } from '../../sql/catalog/types.js'
-import type { ColumnDef, Precision, RowBatch, TableInfo } from '../../storage/types.js'
+import type { ColumnDef, Precision, TableInfo } from '../../storage/td-types.js'
+import type { RowBatch } from '../../storage/types.js'
 import { dbNotExist } from '../../td-error.js'
 import { normaliseDbName } from '../naming.js'
 import { ReadResponseBuilder } from './proto.js'

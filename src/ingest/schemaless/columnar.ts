@@ -18,7 +18,8 @@
  * DuckDB's own append (figures: bench/README.md).
  */
 import type { Catalog } from '../../sql/catalog/types.js'
-import type { ColumnBatch, DatabaseInfo, Engine, StableInfo, TableInfo, TdType } from '../../storage/types.js'
+import type { DatabaseInfo, StableInfo, TableInfo, TdType } from '../../storage/td-types.js'
+import type { ColumnBatch, Engine } from '../../storage/types.js'
 import { KIND_BOOL, KIND_NUM, TS_NONE, TS_NUMBER, halvesOf } from '../lineproto/slice-format.js'
 import { nowTicks, tickConverter, type RequestPrecision } from './precision.js'
 import { WorkSlice } from '../../event-loop.js'

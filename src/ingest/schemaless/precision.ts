@@ -2,7 +2,7 @@
  * Timestamp precision of schemaless requests and exact conversion to the database precision.
  * Everything is bigint: a nanosecond timestamp does not fit a double.
  */
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 
 /** Precisions a write request may use (line protocol `precision=`); OpenTSDB paths pass `ms`. */
 export type RequestPrecision = 'h' | 'm' | 's' | 'ms' | 'us' | 'ns'

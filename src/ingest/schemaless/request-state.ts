@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../../sql/catalog/types.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
-import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/types.js'
+import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/td-types.js'
 import { stableNameOf } from '../naming.js'
 import { seriesKeyOf, type Field, type Point } from '../point.js'
 import type { Rejection, WriteResult } from '../types.js'

@@ -6,7 +6,7 @@
  */
 import type { Catalog } from '../../sql/catalog/types.js'
 import { TdError, dbNotExist } from '../../td-error.js'
-import type { ColumnDef } from '../../storage/types.js'
+import type { ColumnDef } from '../../storage/td-types.js'
 import { TAG_NULL_NAME } from '../naming.js'
 import { TS_COLUMN, type ColState, type RequestState, type StableAcc } from './request-state.js'
 

@@ -4,7 +4,7 @@
  * and more keep the exact length, and the type maximum caps it. So a column grows in a few large
  * steps instead of one ALTER per extra character.
  */
-import type { TdType } from '../../storage/types.js'
+import type { TdType } from '../../storage/td-types.js'
 
 /** VARCHAR data columns hold up to 65517 bytes, tags 16382 (TDengine 3.0.5+); NCHAR counts 4 bytes a character. */
 export const MAX_VARCHAR_COLUMN = 65517

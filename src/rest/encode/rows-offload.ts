@@ -1,5 +1,6 @@
 import type { DeflatedPart } from '../../http/gzip-parts.js'
-import type { NumericVector, Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
+import type { NumericVector } from '../../storage/types.js'
 
 /**
  * The query body's offload contract: what query-body.ts hands to another thread (RowsJob), what

@@ -1,5 +1,6 @@
 import type { ColumnMeta } from '../../sql/result.js'
-import type { NumericVector, Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
+import type { NumericVector } from '../../storage/types.js'
 import { formatFloat32, formatFloat64 } from './go-float.js'
 import type { JsonBytes } from './json-bytes.js'
 import { FRACTION_WIDTH, TICKS_PER_SECOND_NUM, TickSplitter, TimestampFormatter, putUtcTimestamp, utcDatePrefix } from './timestamps.js'

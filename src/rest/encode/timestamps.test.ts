@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { formatTimestamp } from '../../sql/time.js'
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import { TimestampFormatter } from './timestamps.js'
 
 describe('TimestampFormatter', () => {

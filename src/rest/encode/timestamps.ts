@@ -1,5 +1,5 @@
 import { formatTimestamp } from '../../sql/time.js'
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 
 /**
  * TIMESTAMP text of query bodies: cached renderings of formatTimestamp (src/sql/time.ts, the

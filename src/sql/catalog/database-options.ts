@@ -1,4 +1,4 @@
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import { durationTicks } from '../time.js'
 
 /** Defaults shown by ins_databases / SHOW CREATE DATABASE when an option is not given. */

@@ -1,4 +1,5 @@
-import type { DatabaseInfo, Engine, StableInfo, TableInfo } from '../../storage/types.js'
+import type { DatabaseInfo, StableInfo, TableInfo } from '../../storage/td-types.js'
+import type { Engine } from '../../storage/types.js'
 import { hashPassword } from './passwords.js'
 import { rowToDb, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
 import { CATALOG_LOCK, CatalogState } from './state.js'

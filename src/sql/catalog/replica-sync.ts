@@ -1,4 +1,4 @@
-import type { StableInfo, TableInfo } from '../../storage/types.js'
+import type { StableInfo, TableInfo } from '../../storage/td-types.js'
 import { TdError } from '../../td-error.js'
 import { INSERT_ROWS_PER_STATEMENT, rowToDb, rowToStable, rowToTable, rowToUser, slices } from './row-codecs.js'
 import { CATALOG_LOCK } from './state.js'

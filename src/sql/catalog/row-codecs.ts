@@ -1,4 +1,5 @@
-import type { ColumnDef, DatabaseInfo, Dialect, Precision, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
 import { ownedString } from '../../owned-string.js'
 import { TD, TdError } from '../../td-error.js'
 

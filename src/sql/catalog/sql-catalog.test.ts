@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { openStorage } from './open.js'
-import type { ColumnDef } from '../../storage/types.js'
+import type { ColumnDef } from '../../storage/td-types.js'
 
 describe('Catalog.version (what the columnar lane keeps resolved child tables on)', () => {
   it('changes when a super table or table is created, altered or dropped, and not on lookups', async () => {

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { DatabaseInfo, StableInfo, TableInfo, UserInfo } from '../../storage/types.js'
+import type { DatabaseInfo, StableInfo, TableInfo, UserInfo } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
 import { checkPassword, hashPassword, sha256 } from './passwords.js'
 import type { UserRecord } from './row-codecs.js'

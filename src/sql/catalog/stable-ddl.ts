@@ -1,5 +1,7 @@
 import { ownedString } from '../../owned-string.js'
-import type { ColumnDef, DatabaseInfo, Dialect, Engine, Precision, StableInfo, TagValue } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue } from '../../storage/td-types.js'
+import type { Engine } from '../../storage/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../../td-error.js'
 import { chunkIntervalTicks, DEFAULT_DB_OPTIONS, optionValue, PRECISIONS } from './database-options.js'
 import { ReplicaSyncedCatalog } from './replica-sync.js'

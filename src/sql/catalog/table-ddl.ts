@@ -1,5 +1,5 @@
 import { ownedString } from '../../owned-string.js'
-import type { ColumnDef, TableInfo, TagValue } from '../../storage/types.js'
+import type { ColumnDef, TableInfo, TagValue } from '../../storage/td-types.js'
 import { TD, TdError, tableNotExist } from '../../td-error.js'
 import {
   encodeTags,

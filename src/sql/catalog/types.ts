@@ -1,14 +1,6 @@
 import type { AppConfig } from '../../config/types.js'
-import type {
-  ColumnDef,
-  DatabaseInfo,
-  Engine,
-  Precision,
-  StableInfo,
-  TableInfo,
-  TagValue,
-  UserInfo,
-} from '../../storage/types.js'
+import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
+import type { Engine } from '../../storage/types.js'
 
 /** One child table for `Catalog.createChildTables`. */
 export interface ChildTableSpec {

@@ -1,5 +1,5 @@
 import type { SqlContext } from '../result.js'
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import type { Expr } from './ast.js'
 import type { TypeInfo } from './type-info.js'
 import type { SqlWriter } from './sql-writer.js'

@@ -5,7 +5,8 @@
  */
 import { TD, TdError } from '../../td-error.js'
 import { todayTicks } from '../time.js'
-import type { Dialect, TdType } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { TdType } from '../../storage/td-types.js'
 import type { Expr } from './ast.js'
 import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
 import { exprKey, pseudoRole } from './expr-walk.js'

@@ -1,6 +1,6 @@
 import { TD, TdError } from '../../td-error.js'
 import { nowTicks } from '../time.js'
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import type { Expr, SelectItem, SelectStmt } from './ast.js'
 import { collectRefs, containsAgg, resolvePositional } from './expr-walk.js'
 import { preAggregable } from './pre-aggregate.js'

@@ -1,6 +1,7 @@
 import type { Catalog } from '../catalog/types.js'
 import type { ColumnMeta, SqlContext } from '../result.js'
-import type { Dialect, Precision } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { Precision } from '../../storage/td-types.js'
 import type { FillOptions } from './fill-windows.js'
 
 /** What the planner needs besides the statement. */

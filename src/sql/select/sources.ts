@@ -1,6 +1,6 @@
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta } from '../result.js'
-import type { ColumnDef, Precision, TagValue } from '../../storage/types.js'
+import type { ColumnDef, Precision, TagValue } from '../../storage/td-types.js'
 import type { SelectItem, SelectStmt } from './ast.js'
 import { fixed, type TypeInfo } from './type-info.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'

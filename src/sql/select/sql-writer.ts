@@ -1,4 +1,5 @@
-import type { Dialect, TdType } from '../../storage/types.js'
+import type { Dialect } from '../../storage/dialect.js'
+import type { TdType } from '../../storage/td-types.js'
 import type { TypeInfo } from './type-info.js'
 
 /** Spells identifiers, types and literals in the backend's dialect for the planner and the expression compiler. */

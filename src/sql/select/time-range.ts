@@ -1,6 +1,6 @@
 import { TD, TdError } from '../../td-error.js'
 import { parseTimestampString, todayTicks } from '../time.js'
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import type { Expr } from './ast.js'
 import { durationToTicks } from './window.js'
 

@@ -1,4 +1,4 @@
-import type { TdType } from '../../storage/types.js'
+import type { TdType } from '../../storage/td-types.js'
 import { FIXED_LENGTH } from '../types.js'
 
 /** A value type as REST `column_meta` reports it. */

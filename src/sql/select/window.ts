@@ -1,4 +1,4 @@
-import type { Precision } from '../../storage/types.js'
+import type { Precision } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
 import { durationTicks } from '../time.js'
 import type { Duration, IntervalWindow } from './ast.js'

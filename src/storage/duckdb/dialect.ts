@@ -1,4 +1,5 @@
-import type { ColumnDef, Dialect } from '../types.js'
+import type { Dialect } from '../dialect.js'
+import type { ColumnDef } from '../td-types.js'
 
 /**
  * DuckDB spelling of the shared physical layout.
@@ -51,13 +52,13 @@ export const duckdbDialect: Dialect = {
     return `stddev_pop(${expr})`
   },
   dataTableKey(): string {
-    // no PRIMARY KEY: DuckDB's ART index made appends ~3.5x slower and its flush blocks the
-    // event loop; the engine keeps (_tid, ts) unique itself (see DuckDBEngine.writeRows)
+    // no PRIMARY KEY: DuckDB's ART index made appends much slower and its flush blocks the
+    // event loop; the engine keeps (_tid, ts) unique itself (see write-rows.ts)
     return ''
   },
 }
 
-export function duckdbColumnType(col: ColumnDef): string {
+function duckdbColumnType(col: ColumnDef): string {
   switch (col.type) {
     case 'BOOL':
       return 'BOOLEAN'

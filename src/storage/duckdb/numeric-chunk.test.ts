@@ -1,7 +1,8 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { NumericChunk, RowChunk } from '../types.js'
-import { chunkRows, openDuckDBEngine } from './engine.js'
+import { openDuckDBEngine } from './engine.js'
+import { chunkRows } from './row-chunk.js'
 import { concatNumeric, numericChunk } from './numeric-chunk.js'
 
 /** Every chunk of the query as numericChunk sees it, with the rows chunkRows makes of it. */

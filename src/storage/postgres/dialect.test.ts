@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PG_MAX_IDENT_BYTES, physicalIdent, postgresColumnType, postgresDialect as d } from './dialect.js'
+import { PG_MAX_IDENT_BYTES, physicalIdent, postgresDialect as d } from './dialect.js'
 
 describe('physicalIdent / quoteIdent', () => {
   it('keeps names up to 63 bytes and quotes with doubled quotes', () => {
@@ -26,7 +26,7 @@ describe('physicalIdent / quoteIdent', () => {
 
 describe('postgresDialect', () => {
   it('maps TDengine types to PostgreSQL types wide enough for their ranges', () => {
-    const t = (type: Parameters<typeof postgresColumnType>[0]['type']): string => postgresColumnType({ name: 'c', type, length: 8 })
+    const t = (type: Parameters<typeof d.columnType>[0]['type']): string => d.columnType({ name: 'c', type, length: 8 })
     expect(t('TINYINT UNSIGNED')).toBe('SMALLINT')
     expect(t('SMALLINT UNSIGNED')).toBe('INTEGER')
     expect(t('INT UNSIGNED')).toBe('BIGINT')

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { ColumnDef, Dialect } from '../types.js'
+import type { Dialect } from '../dialect.js'
+import type { ColumnDef } from '../td-types.js'
 
 /** PostgreSQL folds nothing inside quotes but truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
 export const PG_MAX_IDENT_BYTES = 63
@@ -51,7 +52,7 @@ function quoteString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`
 }
 
-export function postgresColumnType(col: ColumnDef): string {
+function postgresColumnType(col: ColumnDef): string {
   switch (col.type) {
     case 'BOOL':
       return 'BOOLEAN'

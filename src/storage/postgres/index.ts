@@ -1,4 +1,2 @@
-export { openPostgresEngine, PostgresEngine, CATALOG_CHANNEL, advisoryLockId, isConnectionError } from './engine.js'
-export type { CatalogChange, PostgresEngineOptions } from './engine.js'
-export { postgresDialect, postgresColumnType, physicalIdent } from './dialect.js'
-export type { PostgresDialect } from './dialect.js'
+export { openPostgresEngine, PostgresEngine } from './engine.js'
+export type { CatalogChange } from './replicas.js'

@@ -1,6 +1,6 @@
 import { parse } from 'pg-connection-string'
 import { describe, expect, it } from 'vitest'
-import { libpqSslModes } from './engine.js'
+import { libpqSslModes } from './connections.js'
 
 // pg parses the connection string with pg-connection-string: these are the TLS options it gets
 const tlsOf = (url: string) => parse(libpqSslModes(url)).ssl

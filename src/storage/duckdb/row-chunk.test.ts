@@ -1,6 +1,6 @@
 import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { chunkRows } from './engine.js'
+import { chunkRows } from './row-chunk.js'
 
 describe('chunkRows', () => {
   let instance: DuckDBInstance

@@ -1,0 +1,83 @@
+import { statSync } from 'node:fs'
+import type { DuckDBConnection } from '@duckdb/node-api'
+import type { Mutex } from '../../mutex.js'
+
+/**
+ * DuckDB checkpoints by itself when a commit finds the WAL past `checkpoint_threshold` (16 MiB),
+ * inside that commit. A one-flush append commits in the appender's closeSync on the main thread,
+ * so a checkpoint there blocked the event loop (probes and queries waited). The engine turns
+ * that off and checkpoints on its own, asynchronously, on the write connection between writes.
+ */
+export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024
+/** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
+export const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
+/**
+ * A plain CHECKPOINT gives up when it cannot take DuckDB's checkpoint lock at once (open reads
+ * did not stop it in DuckDB 1.5; a write on another connection would); past this many times
+ * the engine's threshold the engine uses FORCE CHECKPOINT, which waits for the lock instead
+ */
+const FORCE_CHECKPOINT_FACTOR = 4
+
+/** The engine's checkpoints of a file database, on its write connection between writes. */
+export class Checkpointer {
+  /** the running checkpoint (see CHECKPOINT_WAL_BYTES), if any */
+  private checkpointing: Promise<void> | undefined
+  private readonly checkpoints = { done: 0, failed: 0 }
+
+  constructor(
+    private readonly writeLock: Mutex,
+    private readonly writeConn: DuckDBConnection,
+    /** the WAL of a file database (undefined in memory) */
+    private readonly walPath: string | undefined,
+    private readonly checkpointWalBytes: number,
+    /** the engine is closed: no more checkpoints */
+    private readonly isClosed: () => boolean,
+  ) {}
+
+  /**
+   * Starts a checkpoint on the write connection, after the writes queued before it, once the
+   * WAL has grown past the threshold. One that fails is tried again after a later write.
+   * Writers do not wait for it.
+   */
+  checkpointIfDue(): void {
+    if (this.walPath === undefined || this.checkpointing !== undefined || this.isClosed()) {
+      return
+    }
+    const size = this.walBytes()
+    if (size < this.checkpointWalBytes) {
+      return
+    }
+    const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
+    this.checkpointing = this.writeLock
+      .run(async () => {
+        if (!this.isClosed()) {
+          await this.writeConn.run(sql)
+          this.checkpoints.done++
+        }
+      })
+      .catch(() => {
+        // the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
+        this.checkpoints.failed++
+      })
+      .finally(() => {
+        this.checkpointing = undefined
+      })
+  }
+
+  /** the WAL's size in bytes (0 in memory, or when there is none) */
+  private walBytes(): number {
+    if (this.walPath === undefined) {
+      return 0
+    }
+    try {
+      return statSync(this.walPath).size
+    } catch {
+      return 0
+    }
+  }
+
+  /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
+  checkpointStats(): { walBytes: number; done: number; failed: number } | undefined {
+    return this.walPath === undefined ? undefined : { walBytes: this.walBytes(), ...this.checkpoints }
+  }
+}

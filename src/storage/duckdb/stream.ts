@@ -1,0 +1,78 @@
+import type { DuckDBConnection } from '@duckdb/node-api'
+import { abortError } from '../errors.js'
+import type { NumericChunk, QueryOptions, RowChunk } from '../types.js'
+import { concatNumeric, numericChunk } from './numeric-chunk.js'
+import { chunkRows } from './row-chunk.js'
+
+/**
+ * The result in chunks of about `opts.chunkRows` rows. With `numeric`, DuckDB chunks whose
+ * columns are all numeric come as NumericChunk (several merged up to the target), the others
+ * as rows, in result order.
+ */
+export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncGenerator<RowChunk | NumericChunk> {
+  const target = Math.max(1, opts?.chunkRows ?? 4096)
+  const result = await c.stream(sql)
+  let buf: unknown[][] = []
+  let columns: NumericChunk[] = []
+  let columnRows = 0
+  for (;;) {
+    if (opts?.signal?.aborted) {
+      throw abortError(opts.signal)
+    }
+    const chunk = await result.fetchChunk()
+    if (!chunk || chunk.rowCount === 0) {
+      break
+    }
+    const asColumns = numeric && buf.length === 0 ? numericChunk(chunk) : undefined
+    if (asColumns !== undefined) {
+      columns.push(asColumns)
+      columnRows += asColumns.rowCount
+      if (columnRows >= target) {
+        yield concatNumeric(columns)
+        columns = []
+        columnRows = 0
+      }
+      continue
+    }
+    if (columns.length > 0) {
+      yield concatNumeric(columns)
+      columns = []
+      columnRows = 0
+    }
+    const rows = chunkRows(chunk)
+    if (buf.length === 0 && rows.length >= target) {
+      // common case: DuckDB's own chunk (2048 rows) already fills a chunk
+      for (let i = 0; i < rows.length; i += target) {
+        yield i === 0 && rows.length <= target ? rows : rows.slice(i, i + target)
+      }
+      continue
+    }
+    for (const r of rows) {
+      buf.push(r)
+      if (buf.length >= target) {
+        yield buf
+        buf = []
+      }
+    }
+  }
+  if (columns.length > 0) {
+    yield concatNumeric(columns)
+  }
+  if (buf.length > 0) {
+    yield buf
+  }
+}
+
+/** Interrupts the running statement when the signal fires; returns the unsubscribe function. */
+export function watchAbort(c: DuckDBConnection, signal?: AbortSignal): () => void {
+  if (!signal) {
+    return () => {}
+  }
+  if (signal.aborted) {
+    throw abortError(signal)
+  }
+  const onAbort = (): void => c.interrupt()
+  signal.addEventListener('abort', onAbort, { once: true })
+  return () => signal.removeEventListener('abort', onAbort)
+}
+
