@@ -20,7 +20,7 @@
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api'
 import type { Span } from '@opentelemetry/api'
 import type { MiddlewareHandler } from 'hono'
-import { routeLabel } from '../http/middleware/http-metrics.js'
+import { routeLabel } from './route-label.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../sql/catalog/types.js'
 import type { Engine, QueryOptions, RowBatch } from '../storage/types.js'

@@ -5,27 +5,10 @@
  * cardinality stays bounded whatever clients send; unmatched paths share one label. With client IP
  * collection on, requests are also counted by client address in a separate, bounded metric.
  */
-import type { Context, MiddlewareHandler } from 'hono'
-import { matchedRoutes } from 'hono/route'
-import { UNMATCHED_ROUTE } from '../../monitor/metrics.js'
+import type { MiddlewareHandler } from 'hono'
 import type { HttpMetrics } from '../../monitor/metrics.js'
+import { routeLabel } from '../../monitor/route-label.js'
 import { clientIp } from '../context.js'
-
-/**
- * The template of the route that handles the request: the last matched entry registered as a
- * handler rather than a middleware. Middleware take `(c, next)` (two parameters), handlers take
- * `(c)`; that is also how Hono's own route helper tells them apart.
- */
-export function routeLabel(c: Context): string {
-  const routes = matchedRoutes(c)
-  for (let i = routes.length - 1; i >= 0; i--) {
-    const route = routes[i]
-    if (route.handler.length < 2) {
-      return route.path
-    }
-  }
-  return UNMATCHED_ROUTE
-}
 
 export interface HttpMetricsOptions {
   metrics: HttpMetrics
