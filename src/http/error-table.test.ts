@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { statusForDbError } from './error-table.js'
+import { problemBody, statusForDbError } from './error-table.js'
 
 describe('statusForDbError', () => {
   it('is 200 for every code when httpCodeServerError is false', () => {
@@ -20,5 +20,13 @@ describe('statusForDbError', () => {
     expect(statusForDbError(11, true)).toBe(502)
     expect(statusForDbError(904, true)).toBe(500)
     expect(statusForDbError(65535, true)).toBe(500)
+  })
+})
+
+describe('problemBody', () => {
+  it('writes the TDengine error body and escapes like gin', () => {
+    expect(problemBody('tdengine', { status: 400, code: 9728, desc: 'syntax error near "<x> & y"' })).toBe(
+      '{"code":9728,"desc":"syntax error near \\"\\u003cx\\u003e \\u0026 y\\""}',
+    )
   })
 })
