@@ -2,9 +2,8 @@
  * A line-protocol write that runs alone (no other write in flight, as from an agent sending one
  * body at a time) of series that already exist: the parse worker parses the body (a large one
  * with the main thread, a part each) and the columnar lane appends it, the way concurrent writes
- * go. At concurrency 1 this took 15% less CPU per point than the main thread parsing a share for
- * the row path (gen_lp, alternating runs), so the route must keep choosing it; the points must be
- * stored exactly as sent.
+ * go. It costs less CPU per point than the main thread parsing a share for the row path
+ * (bench/README.md), so the route must keep choosing it; the points must be stored exactly as sent.
  */
 import type { Hono } from 'hono'
 import { pino } from 'pino'
