@@ -8,8 +8,7 @@
  */
 import type { Readable } from 'node:stream'
 import { BodyLease } from '../body-pool.js'
-import type { LaneMiss } from '../types.js'
-import type { Schemaless, WriteOptions, WriteResult } from '../types.js'
+import type { LaneMiss, Schemaless, WriteOptions, WriteResult } from '../types.js'
 import { Mutex } from '../../mutex.js'
 import { readAll } from '../read-all.js'
 import { LineProtoParser } from './parse.js'
