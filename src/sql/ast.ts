@@ -1,5 +1,5 @@
 import type { PlainTuples } from './plain-tuples.js'
-import type { TdType } from '../storage/td-types.js'
+import type { DbPrivilege, TdType } from '../storage/td-types.js'
 import type { SelectStmt } from './select/ast.js'
 import type { Span, ValueExpr } from './value-expr.js'
 
@@ -102,6 +102,7 @@ export type ShowStmt =
   | { what: 'stables'; db?: string; like?: string }
   | { what: 'tables'; db?: string; like?: string; tableKind?: 'normal' | 'child' }
   | { what: 'users' }
+  | { what: 'userPrivileges' }
   | { what: 'vgroups'; db?: string }
   | { what: 'createDatabase'; name: string }
   | { what: 'createTable'; table: TableRef; stable: boolean }
@@ -137,5 +138,7 @@ export type Statement =
       change: { pass?: string; enable?: boolean; sysinfo?: boolean; createdb?: boolean }
     }
   | { type: 'dropUser'; name: string }
+  /** db '*' stands for every database (`ON *.*`) */
+  | { type: 'grant' | 'revoke'; privileges: DbPrivilege[]; db: string; user: string }
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }

@@ -1,5 +1,6 @@
 import type { ColumnDef, DatabaseInfo, StableInfo, TagValue } from '../storage/td-types.js'
 import type { AlterAction, ChildUsing, Statement, TableRef } from './ast.js'
+import { maySee, noRights, requireAccess, requireCreateDatabase, requireManageDatabase, SYSTEM_DATABASES } from './catalog/access.js'
 import type { Catalog } from './catalog/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './exec-env.js'
@@ -36,6 +37,13 @@ export function requireDb(catalog: Catalog, name: string): DatabaseInfo {
   if (d === undefined) {
     throw dbNotExist(name)
   }
+  return d
+}
+
+/** the database record of a write (INSERT, table DDL): 904 when missing, 771 without WRITE */
+export function requireWritable(catalog: Catalog, name: string, ctx: SqlContext): DatabaseInfo {
+  const d = requireDb(catalog, name)
+  requireAccess(catalog, ctx.user, name, 'write')
   return d
 }
 
@@ -101,26 +109,35 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
   switch (stmt.type) {
     case 'createDatabase':
       checkIdentifier(stmt.name, 64)
-      await catalog.createDatabase(stmt.name, stmt.options as Parameters<Catalog['createDatabase']>[1], stmt.ifNotExists)
+      requireCreateDatabase(catalog, ctx.user)
+      await catalog.createDatabase(stmt.name, stmt.options as Parameters<Catalog['createDatabase']>[1], stmt.ifNotExists, ctx.user)
       return
-    case 'dropDatabase':
+    case 'dropDatabase': {
+      const d = catalog.getDatabase(stmt.name)
+      if (d !== undefined) {
+        requireManageDatabase(catalog, ctx.user, d)
+      }
       await catalog.dropDatabase(stmt.name, stmt.ifExists)
       return
+    }
     case 'useDatabase':
-      if (stmt.name === 'information_schema' || stmt.name === 'performance_schema') {
+      if (SYSTEM_DATABASES.has(stmt.name)) {
         return
       }
       requireDb(catalog, stmt.name)
+      if (!maySee(catalog, ctx.user, stmt.name)) {
+        throw noRights(`user "${ctx.user}" has no privilege on database "${stmt.name}"`)
+      }
       return
     case 'alterDatabase':
     case 'databaseMaintenance':
       // accepted and without effect: the interface is stateless and storage needs no maintenance;
       // ALTER DATABASE options are not persisted (the Catalog contract has no alter method)
-      requireDb(catalog, stmt.name)
+      requireManageDatabase(catalog, ctx.user, requireDb(catalog, stmt.name))
       return
     case 'createStable': {
       const db = resolveDb(stmt.table.db, ctx)
-      requireDb(catalog, db)
+      requireWritable(catalog, db, ctx)
       checkIdentifier(stmt.table.name, 192)
       const schema = toSchema(stmt.columns, stmt.tags)
       if (schema.tags.length === 0) {
@@ -132,7 +149,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
     case 'createTables':
       for (const clause of stmt.tables) {
         const db = resolveDb(clause.table.db, ctx)
-        const dbInfo = requireDb(catalog, db)
+        const dbInfo = requireWritable(catalog, db, ctx)
         checkIdentifier(clause.table.name, 192)
         if (clause.kind === 'normal') {
           const schema = toSchema(clause.columns, undefined)
@@ -155,7 +172,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
     case 'dropTables':
       for (const { table, ifExists } of stmt.tables) {
         const db = resolveDb(table.db, ctx)
-        requireDb(catalog, db)
+        requireWritable(catalog, db, ctx)
         // DROP TABLE on a super table name drops the super table (3.x behaviour)
         if (catalog.getTable(db, table.name) === undefined && catalog.getStable(db, table.name) !== undefined) {
           await catalog.dropStable(db, table.name, ifExists)
@@ -168,7 +185,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
       return
     case 'dropStable': {
       const db = resolveDb(stmt.table.db, ctx)
-      requireDb(catalog, db)
+      requireWritable(catalog, db, ctx)
       await catalog.dropStable(db, stmt.table.name, stmt.ifExists)
       return
     }
@@ -209,7 +226,7 @@ async function alterTable(
 ): Promise<void> {
   const { catalog } = env
   const db = resolveDb(ref.db, ctx)
-  const dbInfo = requireDb(catalog, db)
+  const dbInfo = requireWritable(catalog, db, ctx)
   const table = target === 'table' ? catalog.getTable(db, ref.name) : undefined
   if (target === 'stable' || table === undefined) {
     const st = target === 'stable' ? requireStable(catalog, db, ref.name) : catalog.getStable(db, ref.name)

@@ -26,6 +26,8 @@ async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, e
     case 'createUser':
     case 'alterUser':
     case 'dropUser':
+    case 'grant':
+    case 'revoke':
       await executeUser(stmt, env.catalog, ctx)
       return { ...EXEC_ZERO }
     default:

@@ -8,7 +8,7 @@ import { insertError } from './parse-values.js'
 import { plainValueExpr, type PlainTuples } from './plain-tuples.js'
 import type { SqlContext } from './result.js'
 import type { Span, ValueExpr } from './value-expr.js'
-import { checkIdentifier, convertOrThrow, requireDb, resolveDb, usingTags } from './ddl.js'
+import { checkIdentifier, convertOrThrow, requireWritable, resolveDb, usingTags } from './ddl.js'
 import { convertTag, NOT_PLAIN, plainNumberReader, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
 
 /**
@@ -171,7 +171,7 @@ export async function executeInsert(targets: InsertTarget[], sql: string, ctx: S
   try {
     for (const target of targets) {
       const db = resolveDb(target.table.db, ctx)
-      const dbInfo = requireDb(catalog, db)
+      const dbInfo = requireWritable(catalog, db, ctx)
       const cx: ValueContext = { sql, precision: dbInfo.precision, nowMs }
       const range = timestampRange(dbInfo, nowMs)
       const name = target.table.name

@@ -36,6 +36,9 @@ function parseLike(c: Cursor): string | undefined {
 }
 
 export function parseShow(c: Cursor): ShowStmt {
+  if (c.acceptKeywords('USER', 'PRIVILEGES')) {
+    return { what: 'userPrivileges' }
+  }
   if (c.acceptKeyword('USER', 'SYSTEM')) {
     c.expectKeyword('DATABASES')
     return { what: 'databases' }

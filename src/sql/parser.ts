@@ -3,6 +3,7 @@ import { Cursor } from './cursor.js'
 import { tokenize } from './lexer.js'
 import { parseTableRef } from './parse-common.js'
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js'
+import { parseGrant } from './parse-grant.js'
 import { parseInsert } from './parse-insert.js'
 import { parseShow } from './parse-show.js'
 import { parseSelect } from './select/parse-select.js'
@@ -53,6 +54,12 @@ function parseOne(c: Cursor): Statement {
   }
   if (c.acceptKeyword('INSERT')) {
     return parseInsert(c)
+  }
+  if (c.acceptKeyword('GRANT')) {
+    return parseGrant(c, 'grant')
+  }
+  if (c.acceptKeyword('REVOKE')) {
+    return parseGrant(c, 'revoke')
   }
   throw c.error(t)
 }

@@ -1,5 +1,6 @@
-import type { ColumnDef, Precision, StableInfo, TableInfo, TagValue } from '../storage/td-types.js'
+import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TableInfo, TagValue } from '../storage/td-types.js'
 import type { ShowStmt, TableRef } from './ast.js'
+import { maySee, noRights } from './catalog/access.js'
 import type { Catalog } from './catalog/types.js'
 import { requireDb, resolveDb } from './ddl.js'
 import { TD, TdError, tableNotExist } from '../td-error.js'
@@ -49,12 +50,21 @@ function showDb(db: string | undefined, ctx: SqlContext, catalog: Catalog): stri
   if (name === undefined || name === '') {
     throw new TdError(TD.PAR_SYNTAX_ERROR, 'database not specified')
   }
-  requireDb(catalog, name)
+  requireVisible(catalog, name, ctx)
   return name
 }
 
-function system(name: string, catalog: Catalog): { columns: ColumnMeta[]; rows: unknown[][] } {
-  const t = systemTable(name, catalog)
+/** the database record for SHOW and DESCRIBE: 904 when missing, 771 without any privilege on it */
+function requireVisible(catalog: Catalog, name: string, ctx: SqlContext): DatabaseInfo {
+  const d = requireDb(catalog, name)
+  if (!maySee(catalog, ctx.user, name)) {
+    throw noRights(`user "${ctx.user}" has no privilege on database "${name}"`)
+  }
+  return d
+}
+
+function system(name: string, catalog: Catalog, ctx: SqlContext): { columns: ColumnMeta[]; rows: unknown[][] } {
+  const t = systemTable(name, catalog, ctx.user)
   if (t === undefined) {
     throw new TdError(TD.PAR_INTERNAL_ERROR, `Parser internal error: no system table ${name}`)
   }
@@ -81,8 +91,8 @@ function tagLiteralText(v: TagValue | undefined): string {
 }
 
 /** SHOW CREATE DATABASE text, every option listed (sql-dialect.md 2.1) */
-function createDatabaseText(catalog: Catalog, name: string): string {
-  const d = requireDb(catalog, name)
+function createDatabaseText(catalog: Catalog, name: string, ctx: SqlContext): string {
+  const d = requireVisible(catalog, name, ctx)
   const o = d.options
   const opt = (k: string, dflt: string | number): string | number => o[k] ?? dflt
   const dur = String(opt('duration', '10d'))
@@ -116,7 +126,7 @@ function createTableText(catalog: Catalog, t: TableInfo): string {
 
 function requireTable(catalog: Catalog, ref: TableRef, ctx: SqlContext): { db: string; table?: TableInfo; stable?: StableInfo } {
   const db = resolveDb(ref.db, ctx)
-  requireDb(catalog, db)
+  requireVisible(catalog, db, ctx)
   const table = catalog.getTable(db, ref.name)
   const stable = table === undefined ? catalog.getStable(db, ref.name) : undefined
   if (table === undefined && stable === undefined) {
@@ -128,7 +138,7 @@ function requireTable(catalog: Catalog, ref: TableRef, ctx: SqlContext): { db: s
 /** DESCRIBE [db.]t: field, type, length, note ('TAG' for tags) */
 export function describe(catalog: Catalog, ref: TableRef, ctx: SqlContext): SqlResult {
   if ((ref.db ?? ctx.defaultDb) === 'information_schema') {
-    const sys = systemTable(ref.name, catalog)
+    const sys = systemTable(ref.name, catalog, ctx.user)
     if (sys === undefined) {
       throw tableNotExist(ref.name)
     }
@@ -175,11 +185,15 @@ const OTHER_TABLE: Readonly<Record<string, string>> = {
 export function executeShow(show: ShowStmt, catalog: Catalog, ctx: SqlContext): SqlResult {
   switch (show.what) {
     case 'databases': {
-      const t = system('ins_databases', catalog)
+      const t = system('ins_databases', catalog, ctx)
+      return rowsResult(t.columns, t.rows)
+    }
+    case 'userPrivileges': {
+      const t = system('ins_user_privileges', catalog, ctx)
       return rowsResult(t.columns, t.rows)
     }
     case 'users': {
-      const t = system('ins_users', catalog)
+      const t = system('ins_users', catalog, ctx)
       return rowsResult(t.columns, t.rows)
     }
     case 'stables': {
@@ -202,7 +216,7 @@ export function executeShow(show: ShowStmt, catalog: Catalog, ctx: SqlContext): 
     }
     case 'vgroups': {
       const db = showDb(show.db, ctx, catalog)
-      const t = system('ins_vgroups', catalog)
+      const t = system('ins_vgroups', catalog, ctx)
       return rowsResult(t.columns, vgroupRows(catalog, db))
     }
     case 'createDatabase':
@@ -211,7 +225,7 @@ export function executeShow(show: ShowStmt, catalog: Catalog, ctx: SqlContext): 
           { name: 'Database', type: 'VARCHAR', length: 64 },
           { name: 'Create Database', type: 'VARCHAR', length: 1024 },
         ],
-        [[show.name, createDatabaseText(catalog, show.name)]],
+        [[show.name, createDatabaseText(catalog, show.name, ctx)]],
       )
     case 'createTable': {
       const { table, stable } = requireTable(catalog, show.table, ctx)
@@ -239,7 +253,7 @@ export function executeShow(show: ShowStmt, catalog: Catalog, ctx: SqlContext): 
     }
     case 'tableTags': {
       const db = resolveDb(show.table.db, ctx)
-      const dbInfo = requireDb(catalog, db)
+      const dbInfo = requireVisible(catalog, db, ctx)
       const st = catalog.getStable(db, show.table.name)
       if (st === undefined) {
         throw tableNotExist(show.table.name)
@@ -259,7 +273,7 @@ export function executeShow(show: ShowStmt, catalog: Catalog, ctx: SqlContext): 
     case 'other': {
       const name = OTHER_TABLE[show.object]
       if (name !== undefined) {
-        const t = system(name, catalog)
+        const t = system(name, catalog, ctx)
         return rowsResult(t.columns, t.rows)
       }
       // objects this service does not have (streams' consumers, grants ...): an empty set

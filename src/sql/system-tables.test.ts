@@ -24,7 +24,7 @@ afterEach(async () => {
 })
 
 function table(name: string): { columns: string[]; meta: [string, string, number][]; rows: unknown[][] } {
-  const t = systemTable(name, storage.catalog)
+  const t = systemTable(name, storage.catalog, 'root')
   if (t === undefined) {
     throw new Error(`no ${name}`)
   }
@@ -95,7 +95,7 @@ describe('systemTable', () => {
     ])
     expect((perVgroup.get(2) ?? 0) + (perVgroup.get(3) ?? 0)).toBe(3)
     expect(table('ins_dnodes').rows.map((r) => [r[0], r[2], r[4]])).toEqual([[1, 2, 'ready']])
-    expect(systemTable('ins_nope', storage.catalog)).toBeUndefined()
+    expect(systemTable('ins_nope', storage.catalog, 'root')).toBeUndefined()
   })
 
   it('prints KEEP as three values with units', () => {

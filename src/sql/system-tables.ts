@@ -1,4 +1,5 @@
 import type { ColumnDef, DatabaseInfo, TagValue } from '../storage/td-types.js'
+import { isSuperUser, maySee, noRights } from './catalog/access.js'
 import type { Catalog } from './catalog/types.js'
 import type { ColumnMeta } from './result.js'
 import { murmur3_32, vgroupOf } from './vgroup.js'
@@ -150,6 +151,7 @@ const SYSTEM_TABLE_NAMES = [
   'ins_tags',
   'ins_columns',
   'ins_users',
+  'ins_user_privileges',
   'ins_vgroups',
   'ins_dnodes',
   'ins_mnodes',
@@ -247,17 +249,17 @@ function uidOf(db: string, table: string): bigint {
   return (BigInt(murmur3_32(bytes, 0x9747b28c)) << 20n) | BigInt(murmur3_32(bytes) & 0xfffff)
 }
 
-function insDatabases(catalog: Catalog): SystemTable {
+function insDatabases(catalog: Catalog, dbs: DatabaseInfo[]): SystemTable {
   const rows = [systemDbRow('information_schema', SYSTEM_TABLE_NAMES.length), systemDbRow('performance_schema', 0)]
-  for (const d of catalog.listDatabases()) {
+  for (const d of dbs) {
     rows.push(databaseRow(catalog, d))
   }
   return { columns: INS_DATABASES_COLUMNS, rows }
 }
 
-function insStables(catalog: Catalog): SystemTable {
+function insStables(catalog: Catalog, dbs: DatabaseInfo[]): SystemTable {
   const rows: unknown[][] = []
-  for (const d of catalog.listDatabases()) {
+  for (const d of dbs) {
     for (const s of catalog.listStables(d.name)) {
       rows.push([
         s.name,
@@ -276,9 +278,9 @@ function insStables(catalog: Catalog): SystemTable {
   return { columns: INS_STABLES_COLUMNS, rows }
 }
 
-function insTables(catalog: Catalog): SystemTable {
+function insTables(catalog: Catalog, dbs: DatabaseInfo[]): SystemTable {
   const rows: unknown[][] = []
-  for (const d of catalog.listDatabases()) {
+  for (const d of dbs) {
     for (const t of catalog.listTables(d.name)) {
       const st = t.kind === 'child' && t.stable !== undefined ? catalog.getStable(d.name, t.stable) : undefined
       rows.push([
@@ -298,9 +300,9 @@ function insTables(catalog: Catalog): SystemTable {
   return { columns: INS_TABLES_COLUMNS, rows }
 }
 
-function insTags(catalog: Catalog): SystemTable {
+function insTags(catalog: Catalog, dbs: DatabaseInfo[]): SystemTable {
   const rows: unknown[][] = []
-  for (const d of catalog.listDatabases()) {
+  for (const d of dbs) {
     for (const t of catalog.listTables(d.name)) {
       if (t.kind !== 'child' || t.stable === undefined) {
         continue
@@ -314,14 +316,14 @@ function insTags(catalog: Catalog): SystemTable {
   return { columns: INS_TAGS_COLUMNS, rows }
 }
 
-function insColumns(catalog: Catalog): SystemTable {
+function insColumns(catalog: Catalog, dbs: DatabaseInfo[]): SystemTable {
   const rows: unknown[][] = []
   const push = (table: string, db: string, kind: string, cols: ColumnDef[]): void => {
     for (const c of cols) {
       rows.push([table, db, kind, c.name, typeText(c), c.length, 0, 0, 0])
     }
   }
-  for (const d of catalog.listDatabases()) {
+  for (const d of dbs) {
     for (const s of catalog.listStables(d.name)) {
       push(s.name, d.name, 'SUPER_TABLE', [...s.columns, ...s.tags])
     }
@@ -342,6 +344,44 @@ function insUsers(catalog: Catalog): SystemTable {
     .listUsers()
     .map((u) => [u.name, u.super ? 1 : 0, u.enable ? 1 : 0, u.sysinfo ? 1 : 0, u.createdb ? 1 : 0, BigInt(u.createdAt), '0.0.0.0/0'])
   return { columns: INS_USERS_COLUMNS, rows }
+}
+
+export const INS_USER_PRIVILEGES_COLUMNS: ColumnMeta[] = [
+  V('user_name', 24),
+  V('privilege', 10),
+  V('db_name', 65),
+  V('table_name', 193),
+  V('condition', 49152),
+  V('notes', 64),
+]
+
+/**
+ * One row per grant (`read` / `write` on `db`, table_name empty for db.*), plus `all` on `all`
+ * for each super user, as TDengine 3 lists them; a user that is not super sees its own rows.
+ */
+function insUserPrivileges(catalog: Catalog, user: string): SystemTable {
+  const all = isSuperUser(catalog, user)
+  const rows: unknown[][] = []
+  for (const u of catalog.listUsers()) {
+    if (u.super && (all || u.name === user)) {
+      rows.push([u.name, 'all', 'all', '', '', ''])
+    }
+  }
+  const grants = catalog
+    .listPrivileges()
+    .filter((p) => all || p.user === user)
+    .sort((a, b) => a.user.localeCompare(b.user) || a.db.localeCompare(b.db) || a.privilege.localeCompare(b.privilege))
+  for (const p of grants) {
+    rows.push([p.user, p.privilege, p.db, '', '', ''])
+  }
+  return { columns: INS_USER_PRIVILEGES_COLUMNS, rows }
+}
+
+/** tables of cluster information a SYSINFO 0 user may not read */
+const SYSINFO_TABLES = new Set(['ins_dnodes', 'ins_mnodes', 'ins_qnodes', 'ins_cluster', 'ins_configs', 'ins_vgroups', 'ins_users'])
+
+function maySeeSysinfo(catalog: Catalog, user: string): boolean {
+  return catalog.listUsers().some((u) => u.name === user && (u.super || u.sysinfo))
 }
 
 /** vgroup rows of `onlyDb` (or all databases); `tables` counts tables hashed onto each vgroup */
@@ -372,21 +412,29 @@ function single(columns: ColumnMeta[], rows: unknown[][]): SystemTable {
  * The rows of `information_schema.<name>` (name without the schema, e.g. `ins_tables`), or
  * undefined when the table is unknown.
  */
-export function systemTable(name: string, catalog: Catalog): SystemTable | undefined {
+export function systemTable(name: string, catalog: Catalog, user: string): SystemTable | undefined {
+  const lower = name.toLowerCase()
+  if (SYSINFO_TABLES.has(lower) && !maySeeSysinfo(catalog, user)) {
+    throw noRights(`user "${user}" may not read ${lower} (SYSINFO 0)`)
+  }
+  // a user sees the databases it has a privilege on (TDengine filters these tables the same way)
+  const dbs = catalog.listDatabases().filter((d) => maySee(catalog, user, d.name))
   const totalVgroups = catalog.listDatabases().reduce((n, d) => n + d.vgroups, 0)
-  switch (name.toLowerCase()) {
+  switch (lower) {
     case 'ins_databases':
-      return insDatabases(catalog)
+      return insDatabases(catalog, dbs)
     case 'ins_stables':
-      return insStables(catalog)
+      return insStables(catalog, dbs)
     case 'ins_tables':
-      return insTables(catalog)
+      return insTables(catalog, dbs)
     case 'ins_tags':
-      return insTags(catalog)
+      return insTags(catalog, dbs)
     case 'ins_columns':
-      return insColumns(catalog)
+      return insColumns(catalog, dbs)
     case 'ins_users':
       return insUsers(catalog)
+    case 'ins_user_privileges':
+      return insUserPrivileges(catalog, user)
     case 'ins_vgroups':
       return { columns: INS_VGROUPS_COLUMNS, rows: vgroupRows(catalog) }
     case 'ins_dnodes':

@@ -111,6 +111,7 @@ describe('schemas', () => {
       firstVgId: 2,
       options: { keep },
       createdAt: 0,
+      owner: 'root',
     })
     expect(keepDays(db('3650d,3650d,3650d'))).toBe(3650)
     expect(keepDays(db(10))).toBe(10)

@@ -1,14 +1,14 @@
 import type { Statement } from './ast.js'
 import type { Catalog } from './catalog/types.js'
-import { TD, TdError } from '../td-error.js'
+import { TD, TdError, dbNotExist } from '../td-error.js'
 import type { SqlContext } from './result.js'
 
 /**
- * CREATE/ALTER/DROP USER (sql-dialect.md 2.4). Only super users manage users (771 otherwise); a
- * user may change their own password. Passwords go to the catalog, which stores scrypt hashes.
+ * CREATE/ALTER/DROP USER (sql-dialect.md 2.4) and GRANT/REVOKE. Only super users manage users
+ * and privileges (771 otherwise); a user may change their own password. Passwords go to the catalog, which stores scrypt hashes.
  */
 
-type UserStmt = Extract<Statement, { type: 'createUser' | 'alterUser' | 'dropUser' }>
+type UserStmt = Extract<Statement, { type: 'createUser' | 'alterUser' | 'dropUser' | 'grant' | 'revoke' }>
 
 function noRights(): TdError {
   return new TdError(TD.MND_NO_RIGHTS, 'Insufficient privilege for operation')
@@ -62,6 +62,25 @@ export async function executeUser(stmt: UserStmt, catalog: Catalog, ctx: SqlCont
         throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
       }
       await catalog.alterUser(stmt.name, flags)
+      return
+    }
+    case 'grant':
+    case 'revoke': {
+      if (!root) {
+        throw noRights()
+      }
+      const target = catalog.listUsers().find((u) => u.name === stmt.user)
+      if (target === undefined) {
+        throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
+      }
+      if (target.super) {
+        // super users hold every privilege; there is nothing to grant or take away
+        throw new TdError(TD.MND_NO_RIGHTS, `Insufficient privilege for operation: "${stmt.user}" is a super user`)
+      }
+      if (stmt.db !== '*' && catalog.getDatabase(stmt.db) === undefined) {
+        throw dbNotExist(stmt.db)
+      }
+      await (stmt.type === 'grant' ? catalog.grant(stmt.user, stmt.db, stmt.privileges) : catalog.revoke(stmt.user, stmt.db, stmt.privileges))
       return
     }
     case 'dropUser': {

@@ -5,7 +5,7 @@ import { murmur3_32, vgroupOf } from './vgroup.js'
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s)
 
 function db(name: string, vgroups: number, firstVgId: number): DatabaseInfo {
-  return { name, precision: 'ms', vgroups, firstVgId, options: {}, createdAt: 0 }
+  return { name, precision: 'ms', vgroups, firstVgId, options: {}, createdAt: 0, owner: 'root' }
 }
 
 describe('murmur3_32', () => {

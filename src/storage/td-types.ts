@@ -39,6 +39,8 @@ export interface DatabaseInfo {
   /** every option as given or defaulted, for ins_databases / SHOW CREATE DATABASE (keys lower case) */
   options: Record<string, string | number>
   createdAt: number // epoch ms
+  /** the user who created it (may drop and alter it); databases made before owners were kept: root */
+  owner: string
 }
 
 export interface StableInfo {
@@ -70,6 +72,16 @@ export interface TableInfo {
   createdAt: number
   comment?: string
 }
+
+/** A privilege on a database granted to a user (GRANT READ|WRITE ON db.* TO user). */
+export interface PrivilegeInfo {
+  user: string
+  db: string
+  privilege: DbPrivilege
+  createdAt: number
+}
+
+export type DbPrivilege = 'read' | 'write'
 
 export interface UserInfo {
   name: string

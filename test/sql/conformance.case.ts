@@ -13,6 +13,7 @@ import {
   userCases,
 } from './cases.js'
 import type { Case, Server } from './harness.js'
+import { privilegeCases } from './privilege-cases.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -41,6 +42,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
         ['users', userCases()],
+        ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],
         ['DROP', dropCases()],
       ]

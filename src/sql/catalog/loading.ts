@@ -1,7 +1,7 @@
 import type { DatabaseInfo, StableInfo, TableInfo } from '../../storage/td-types.js'
 import type { Engine } from '../../storage/types.js'
 import { hashPassword } from './passwords.js'
-import { rowToDb, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
+import { DATABASES_SELECT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
 import { CATALOG_LOCK, CatalogState } from './state.js'
 import { mapOf, VersionedMap } from './versioned-map.js'
 
@@ -136,6 +136,11 @@ export abstract class LoadingCatalog extends CatalogState {
       await tx.exec(
         `CREATE TABLE IF NOT EXISTS ${this.cat('users')} (name VARCHAR PRIMARY KEY, hash VARCHAR NOT NULL, is_super BOOLEAN NOT NULL, enabled BOOLEAN NOT NULL, sysinfo BOOLEAN NOT NULL, createdb BOOLEAN NOT NULL, created_at BIGINT NOT NULL)`,
       )
+      await tx.exec(
+        `CREATE TABLE IF NOT EXISTS ${this.cat('privileges')} (usr VARCHAR NOT NULL, db VARCHAR NOT NULL, privilege VARCHAR NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (usr, db, privilege))`,
+      )
+      // catalogs written before databases had owners: those databases are root's (NULL reads as root)
+      await tx.exec(`ALTER TABLE ${this.cat('databases')} ADD COLUMN IF NOT EXISTS owner VARCHAR`)
     })
     // the root user exists before the catalog counts as loaded: no request may see it missing
     const hash = await hashPassword(rootPassword)
@@ -161,7 +166,7 @@ export abstract class LoadingCatalog extends CatalogState {
   protected async load(): Promise<void> {
     const dbs = new Map<string, DatabaseInfo>()
     for (const r of await this.engine.query(
-      `SELECT name, prec, vgroups, first_vgid, options, created_at FROM ${this.cat('databases')}`,
+      `SELECT ${DATABASES_SELECT} FROM ${this.cat('databases')}`,
     )) {
       const info = rowToDb(r)
       dbs.set(info.name, info)
@@ -190,7 +195,9 @@ export abstract class LoadingCatalog extends CatalogState {
       const u = rowToUser(r)
       users.set(u.name, u)
     }
+    const privileges = (await this.engine.query(`SELECT usr, db, privilege, created_at FROM ${this.cat('privileges')}`)).map(rowToPrivilege)
     this.dbs = dbs
+    this.setGrants(privileges)
     this.stables = stables
     this.tables = tables
     this.changed()

@@ -1,6 +1,6 @@
 import type { StableInfo, TableInfo } from '../../storage/td-types.js'
 import { TdError } from '../../td-error.js'
-import { INSERT_ROWS_PER_STATEMENT, rowToDb, rowToStable, rowToTable, rowToUser, slices } from './row-codecs.js'
+import { DATABASES_SELECT, INSERT_ROWS_PER_STATEMENT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, slices } from './row-codecs.js'
 import { CATALOG_LOCK } from './state.js'
 import { LoadingCatalog } from './loading.js'
 import { mapOf } from './versioned-map.js'
@@ -51,9 +51,10 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
 
   protected async syncDatabases(): Promise<void> {
     const rows = await this.engine.query(
-      `SELECT name, prec, vgroups, first_vgid, options, created_at FROM ${this.cat('databases')}`,
+      `SELECT ${DATABASES_SELECT} FROM ${this.cat('databases')}`,
     )
     const seen = new Set<string>()
+    let changed = false
     for (const r of rows) {
       const info = rowToDb(r)
       seen.add(info.name)
@@ -62,12 +63,18 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
         // new, or dropped and re-created elsewhere: nothing cached under it is valid
         this.forgetDb(info.name)
         this.dbs.set(info.name, info)
+        changed = true
       }
     }
     for (const name of [...this.dbs.keys()]) {
       if (!seen.has(name)) {
         this.forgetDb(name)
+        changed = true
       }
+    }
+    if (changed) {
+      // grants on a database dropped or re-created elsewhere went with it
+      await this.syncPrivileges()
     }
   }
 
@@ -165,6 +172,11 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
       this.users.set(name, rowToUser(rows[0]))
     }
     this.authCache.delete(name)
+  }
+
+  /** every privilege row: grants are few, and GRANT/REVOKE/DROP re-read them inside the lock */
+  protected async syncPrivileges(): Promise<void> {
+    this.setGrants((await this.engine.query(`SELECT usr, db, privilege, created_at FROM ${this.cat('privileges')}`)).map(rowToPrivilege))
   }
 
   /** db row, the named stables and tables: what most table-level mutations depend on */

@@ -1,5 +1,5 @@
 import type { Dialect } from '../../storage/dialect.js'
-import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
+import type { ColumnDef, DatabaseInfo, DbPrivilege, Precision, PrivilegeInfo, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
 import { ownedString } from '../../owned-string.js'
 import { TD, TdError } from '../../td-error.js'
 
@@ -122,7 +122,15 @@ export function rowToDb(r: unknown[]): DatabaseInfo {
     firstVgId: Number(r[3]),
     options: JSON.parse(String(r[4])) as Record<string, string | number>,
     createdAt: Number(r[5]),
+    owner: r[6] === null || r[6] === undefined ? 'root' : String(r[6]),
   }
+}
+
+/** the columns a database row is read with, in rowToDb's order */
+export const DATABASES_SELECT = 'name, prec, vgroups, first_vgid, options, created_at, owner'
+
+export function rowToPrivilege(r: unknown[]): PrivilegeInfo {
+  return { user: String(r[0]), db: String(r[1]), privilege: String(r[2]) as DbPrivilege, createdAt: Number(r[3]) }
 }
 
 export function rowToStable(r: unknown[]): StableInfo {

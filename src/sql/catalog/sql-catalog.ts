@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { DatabaseInfo, StableInfo, TableInfo, UserInfo } from '../../storage/td-types.js'
+import type { DatabaseInfo, DbPrivilege, StableInfo, TableInfo, UserInfo } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
 import { checkPassword, hashPassword, sha256 } from './passwords.js'
 import type { UserRecord } from './row-codecs.js'
@@ -12,6 +12,9 @@ import type { LoadableCatalog } from './types.js'
  */
 
 const AUTH_CACHE_MS = 60_000
+
+/** the database name of a grant `ON *.*` */
+export const ALL_DATABASES = '*'
 
 export class SqlCatalog extends TableDdl implements LoadableCatalog {
   // ---- lookups -------------------------------------------------------------------------------
@@ -118,10 +121,68 @@ export class SqlCatalog extends TableDdl implements LoadableCatalog {
       if (name === 'root') {
         throw new TdError(TD.MND_NO_RIGHTS, 'Insufficient privilege for operation')
       }
-      await this.engine.exec(`DELETE FROM ${this.cat('users')} WHERE name = ${this.s(name)}`)
+      await this.engine.transaction(async (tx) => {
+        await tx.exec(`DELETE FROM ${this.cat('users')} WHERE name = ${this.s(name)}`)
+        // a user created again under the same name starts without the old grants
+        await tx.exec(`DELETE FROM ${this.cat('privileges')} WHERE usr = ${this.s(name)}`)
+      })
       this.users.delete(name)
       this.authCache.delete(name)
-    }, () => this.syncUser(name))
+      this.setGrants(this.listPrivileges().filter((p) => p.user !== name))
+    }, async () => {
+      await this.syncUser(name)
+      await this.syncPrivileges()
+    })
+  }
+
+  // ---- privileges ----------------------------------------------------------------------------
+
+  /** what `user` was granted on `db` (ownership and super users are the access rules' business) */
+  granted(user: string, db: string): { read: boolean; write: boolean } {
+    this.ready()
+    const m = this.grants.get(`${user}\u0000${db}`)
+    return { read: m?.has('read') === true, write: m?.has('write') === true }
+  }
+
+  /** GRANT: adds the privileges not held yet (granting one already held is not an error) */
+  async grant(user: string, db: string, privileges: DbPrivilege[]): Promise<void> {
+    await this.changeGrants(user, db, privileges, true)
+  }
+
+  /** REVOKE: removes them (revoking one not held is not an error) */
+  async revoke(user: string, db: string, privileges: DbPrivilege[]): Promise<void> {
+    await this.changeGrants(user, db, privileges, false)
+  }
+
+  private async changeGrants(user: string, db: string, privileges: DbPrivilege[], add: boolean): Promise<void> {
+    await this.mutate(async () => {
+      this.requireUser(user)
+      if (db !== ALL_DATABASES) {
+        this.requireDb(db)
+      }
+      const now = Date.now()
+      const rows = this.listPrivileges().filter((p) => !(p.user === user && p.db === db && !add && privileges.includes(p.privilege)))
+      await this.engine.transaction(async (tx) => {
+        for (const privilege of privileges) {
+          const held = this.granted(user, db)[privilege]
+          if (add && !held) {
+            await tx.exec(
+              `INSERT INTO ${this.cat('privileges')} (usr, db, privilege, created_at) VALUES (${this.s(user)}, ${this.s(db)}, ${this.s(privilege)}, ${now})`,
+            )
+            rows.push({ user, db, privilege, createdAt: now })
+          } else if (!add && held) {
+            await tx.exec(
+              `DELETE FROM ${this.cat('privileges')} WHERE usr = ${this.s(user)} AND db = ${this.s(db)} AND privilege = ${this.s(privilege)}`,
+            )
+          }
+        }
+      })
+      this.setGrants(rows)
+    }, async () => {
+      await this.syncUser(user)
+      await this.syncDatabases()
+      await this.syncPrivileges()
+    })
   }
 
   async verifyUser(name: string, password: string): Promise<boolean> {

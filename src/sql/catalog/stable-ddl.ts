@@ -46,6 +46,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
     name: string,
     options: { precision?: Precision; vgroups?: number; [k: string]: unknown },
     ifNotExists: boolean,
+    owner = 'root',
   ): Promise<void> {
     const precision = options.precision ?? 'ms'
     if (!PRECISIONS.includes(precision)) {
@@ -81,11 +82,12 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
         firstVgId: maxId + 1,
         options: opts,
         createdAt: Date.now(),
+        owner,
       }
       await this.engine.transaction(async (tx) => {
         await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${this.d.quoteIdent(this.d.schemaName(name))}`)
         await tx.exec(
-          `INSERT INTO ${this.cat('databases')} (name, prec, vgroups, first_vgid, options, created_at) VALUES (${this.s(name)}, ${this.s(precision)}, ${vgroups}, ${info.firstVgId}, ${this.s(JSON.stringify(opts))}, ${info.createdAt})`,
+          `INSERT INTO ${this.cat('databases')} (name, prec, vgroups, first_vgid, options, created_at, owner) VALUES (${this.s(name)}, ${this.s(precision)}, ${vgroups}, ${info.firstVgId}, ${this.s(JSON.stringify(opts))}, ${info.createdAt}, ${this.s(owner)})`,
         )
       })
       this.dbs.set(info.name, info)
@@ -106,8 +108,11 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
           await tx.exec(`DELETE FROM ${this.cat(t)} WHERE db = ${this.s(name)}`)
         }
         await tx.exec(`DELETE FROM ${this.cat('databases')} WHERE name = ${this.s(name)}`)
+        // TDengine drops the grants on a database with it: a new one of the same name starts bare
+        await tx.exec(`DELETE FROM ${this.cat('privileges')} WHERE db = ${this.s(name)}`)
       })
       this.forgetDb(name)
+      this.setGrants(this.listPrivileges().filter((p) => p.db !== name))
     }, () => this.syncDatabases())
   }
 

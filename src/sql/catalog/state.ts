@@ -1,7 +1,7 @@
 import { Mutex } from '../../mutex.js'
 import { StorageUnavailableError } from '../../storage/errors.js'
 import type { Dialect } from '../../storage/dialect.js'
-import type { ColumnDef, DatabaseInfo, StableInfo, TableInfo } from '../../storage/td-types.js'
+import type { ColumnDef, DatabaseInfo, DbPrivilege, PrivilegeInfo, StableInfo, TableInfo } from '../../storage/td-types.js'
 import type { Engine } from '../../storage/types.js'
 import { TD, TdError, dbNotExist } from '../../td-error.js'
 import type { UserRecord } from './row-codecs.js'
@@ -50,6 +50,8 @@ export abstract class CatalogState {
   /** db -> table name -> info */
   protected tables: Map<string, Map<string, TableInfo>> = new VersionedMap(this.changed)
   protected users = new Map<string, UserRecord>()
+  /** `${user}\0${db}` -> granted privileges on that database */
+  protected grants = new Map<string, Map<DbPrivilege, PrivilegeInfo>>()
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   protected nextTid = new Map<string, number>()
   protected authCache = new Map<string, { digest: Buffer; until: number }>()
@@ -118,6 +120,26 @@ export abstract class CatalogState {
       throw new TdError(TD.MND_STB_NOT_EXIST, 'STable not exist')
     }
     return st
+  }
+
+  listPrivileges(): PrivilegeInfo[] {
+    this.ready()
+    return [...this.grants.values()].flatMap((m) => [...m.values()])
+  }
+
+  /** the cache of privilege rows, rebuilt from the catalog's `privileges` table */
+  protected setGrants(rows: PrivilegeInfo[]): void {
+    const grants = new Map<string, Map<DbPrivilege, PrivilegeInfo>>()
+    for (const p of rows) {
+      const key = `${p.user}\u0000${p.db}`
+      let m = grants.get(key)
+      if (m === undefined) {
+        m = new Map()
+        grants.set(key, m)
+      }
+      m.set(p.privilege, p)
+    }
+    this.grants = grants
   }
 
   protected allocTid(key: string): number {

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../../config/types.js'
-import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
+import type { ColumnDef, DatabaseInfo, DbPrivilege, Precision, PrivilegeInfo, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
 import type { Engine } from '../../storage/types.js'
 
 /** One child table for `Catalog.createChildTables`. */
@@ -34,6 +34,8 @@ export interface Catalog {
     name: string,
     options: { precision?: Precision; vgroups?: number; [k: string]: unknown },
     ifNotExists: boolean,
+    /** who creates it: the owner, who may drop and alter it and read and write it without grants (default root) */
+    owner?: string,
   ): Promise<void>
   dropDatabase(name: string, ifExists: boolean): Promise<void>
 
@@ -92,6 +94,13 @@ export interface Catalog {
   dropUser(name: string): Promise<void>
   /** true when the user exists, is enabled and the password matches (cached, constant-time compare) */
   verifyUser(name: string, password: string): Promise<boolean>
+
+  // privileges on databases (GRANT / REVOKE); the rules that apply them are in access.ts
+  listPrivileges(): PrivilegeInfo[]
+  /** what `user` was granted on `db`, nothing more (ownership and super users are access.ts' business) */
+  granted(user: string, db: string): { read: boolean; write: boolean }
+  grant(user: string, db: string, privileges: DbPrivilege[]): Promise<void>
+  revoke(user: string, db: string, privileges: DbPrivilege[]): Promise<void>
 
   /** re-read the catalog from storage when another replica changed it (no-op on embedded storage) */
   refresh(): Promise<void>

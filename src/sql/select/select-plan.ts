@@ -22,7 +22,7 @@ export interface PlanEnv {
    */
   windowNumbers?: boolean
   /** information_schema tables; undefined when not wired */
-  systemTable?: (name: string, catalog: Catalog) => { columns: ColumnMeta[]; rows: unknown[][] } | undefined
+  systemTable?: (name: string, catalog: Catalog, user: string) => { columns: ColumnMeta[]; rows: unknown[][] } | undefined
 }
 
 /** A planned SELECT: one backend statement plus how to turn its rows into the result. */

@@ -1,3 +1,4 @@
+import { requireAccess } from '../catalog/access.js'
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta } from '../result.js'
 import type { ColumnDef, Precision, TagValue } from '../../storage/td-types.js'
@@ -85,7 +86,7 @@ export function resolveSource(stmt: SelectStmt, env: PlanEnv, w: SqlWriter, plan
   }
   const qualifiers = new Set([from.name, ...(from.alias === undefined ? [] : [from.alias])])
   if (INFO_SCHEMA.has(dbName)) {
-    const sys = env.systemTable?.(from.name, env.catalog)
+    const sys = env.systemTable?.(from.name, env.catalog, env.ctx.user)
     if (sys === undefined) {
       throw tableNotExist(from.name)
     }
@@ -95,6 +96,7 @@ export function resolveSource(stmt: SelectStmt, env: PlanEnv, w: SqlWriter, plan
   if (db === undefined) {
     throw dbNotExist(dbName)
   }
+  requireAccess(env.catalog, env.ctx.user, db.name, 'read')
   const schema = w.q(w.dialect.schemaName(db.name))
   const st = env.catalog.getStable(db.name, from.name)
   if (st !== undefined) {
