@@ -80,6 +80,32 @@ describe('two adapter replicas on one PostgreSQL', () => {
     await sqlOk(B().base, 'SELECT SERVER_VERSION()')
   })
 
+  it('a GRANT through one replica and a REVOKE through the other apply on both', async () => {
+    const as = (base: string, stmt: string): Promise<Response> =>
+      fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: `Basic ${Buffer.from('gr_u:Pass_1234').toString('base64')}` }, body: stmt })
+    const code = async (r: Promise<Response>): Promise<number> => ((await (await r).json()) as { code: number }).code
+    await sqlOk(A().base, 'CREATE DATABASE gr_db')
+    await sqlOk(A().base, 'CREATE TABLE gr_db.t (ts TIMESTAMP, v INT)')
+    await sqlOk(A().base, "CREATE USER gr_u PASS 'Pass_1234'")
+    await eventually(async () => {
+      expect(await code(as(B().base, 'SELECT count(*) FROM gr_db.t'))).toBe(771)
+    })
+    await sqlOk(A().base, 'GRANT READ ON gr_db.* TO gr_u')
+    expect(await pgQuery(`SELECT usr, db, privilege FROM db_adapter_catalog.privileges WHERE usr = 'gr_u'`)).toEqual([['gr_u', 'gr_db', 'read']])
+    for (const r of [A(), B()]) {
+      await eventually(async () => {
+        expect(await code(as(r.base, 'SELECT count(*) FROM gr_db.t'))).toBe(0)
+      })
+      expect(await code(as(r.base, `INSERT INTO gr_db.t VALUES (${T0}, 1)`))).toBe(771)
+    }
+    await sqlOk(B().base, 'REVOKE READ ON gr_db.* FROM gr_u')
+    for (const r of [A(), B()]) {
+      await eventually(async () => {
+        expect(await code(as(r.base, 'SELECT count(*) FROM gr_db.t'))).toBe(771)
+      })
+    }
+  })
+
   it('concurrent auto-creation of the same database, super table and children neither fails nor duplicates', async () => {
     await raceBoth(20, () => 'CREATE DATABASE IF NOT EXISTS race')
     await raceBoth(20, () => 'CREATE STABLE IF NOT EXISTS race.st (ts TIMESTAMP, v INT) TAGS (loc VARCHAR(16))')

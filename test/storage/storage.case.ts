@@ -594,6 +594,8 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
         await s1.catalog.createChildTable(db, 'c2', 'st', { groupid: 8 }, false)
         await s1.catalog.createNormalTable(db, 'n', [TS, { name: 'b', type: 'BIGINT', length: 8 }], false, 30)
         await s1.catalog.createUser(u, 'secret-1', { sysinfo: false })
+        await s1.catalog.grant(u, db, ['read', 'write'])
+        await s1.catalog.revoke(u, db, ['write'])
         await s1.engine.writeRows([
           { db, table: 'st', tid: c1.tid, columns: ['ts', 'voltage'], rows: [[1_700_000_000_000_000_001n, 5]] },
           { db, table: 'n', columns: ['ts', 'b'], rows: [[1n, big]] },
@@ -613,6 +615,8 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
         expect(s2.catalog.getTable(db, 'n')).toMatchObject({ kind: 'normal', ttl: 30 })
         expect(await s2.catalog.verifyUser(u, 'secret-1')).toBe(true)
         expect(s2.catalog.listUsers().find((x) => x.name === u)).toMatchObject({ sysinfo: false })
+        expect(s2.catalog.granted(u, db)).toEqual({ read: true, write: false })
+        expect(s2.catalog.getDatabase(db)?.owner).toBe('root')
         expect(await s2.engine.query(`SELECT ts, voltage FROM ${q(s2, db, 'st')}`)).toEqual([[1_700_000_000_000_000_001n, 5]])
         expect(await s2.engine.query(`SELECT b FROM ${q(s2, db, 'n')}`)).toEqual([[big]])
         // tids continue after a restart instead of reusing live ids
@@ -624,6 +628,8 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
         expect(s2.catalog.getDatabase(db2)?.firstVgId).toBe(maxId + 1)
         await s2.catalog.dropDatabase(db, false)
         await s2.catalog.dropDatabase(db2, false)
+        // grants go with the database
+        expect(s2.catalog.listPrivileges().filter((p) => p.db === db)).toEqual([])
         await s2.catalog.dropUser(u)
       })
     }
