@@ -23,6 +23,8 @@ import { GatewayError } from './gateway-error.js'
 export const STATUS = {
   badRequest: 400,
   unauthorized: 401,
+  /** a user without the privilege (TDengine 0x0303 on /rest/sql, which answers it with 200) */
+  forbidden: 403,
   dbMissing: 404,
   bodyTooLarge: 413,
   rejected: 400,
@@ -76,6 +78,8 @@ export const problems = {
     ...(challenge ? { headers: { 'WWW-Authenticate': 'Basic realm="db-adapter"' } } : {}),
   }),
   wrongCredentials: (): Problem => ({ status: STATUS.unauthorized, desc: 'Authentication failure: wrong user name or password' }),
+  /** TDengine's 0x0303 (771) as an HTTP answer: the user may not do this to this database */
+  forbidden: (desc: string): Problem => ({ status: STATUS.forbidden, desc, code: TD.MND_NO_RIGHTS }),
   dbRequired: (desc: string): Problem => ({ status: STATUS.dbMissing, desc }),
   dbMissing: (db: string): Problem => ({
     status: STATUS.dbMissing,
@@ -120,6 +124,9 @@ function writeProblem(err: unknown, db: string): Problem & { storage?: true } {
   if (err instanceof TdError) {
     if (err.code === TD.MND_DB_NOT_EXIST) {
       return problems.dbMissing(db)
+    }
+    if (err.code === TD.MND_NO_RIGHTS) {
+      return problems.forbidden(err.desc)
     }
     return problems.badRequest(`[0x${err.code.toString(16)}] ${err.desc}`)
   }

@@ -24,6 +24,11 @@ export type PointSource = (
 ) => void | Promise<void>
 
 export interface WriteOptions {
+  /**
+   * who writes: needs WRITE on the database (or, when it is missing and smlAutoCreateDB creates
+   * it, CREATEDB; the writer then owns it). Refused with TdError 771 before anything is parsed.
+   */
+  user: string
   /** precision of the points' timestamps */
   precision: RequestPrecision
   /** days to live of child tables this request creates; used when > 0 */

@@ -92,6 +92,27 @@ describe('monitor.writeToDB', () => {
     }
   })
 
+  it('writes as monitor.user under its privileges: CREATEDB to create log, WRITE to write into it', async () => {
+    const storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
+    try {
+      const logger = pino({ level: 'silent' })
+      const registry = new Registry()
+      new Gauge({ name: 'db_adapter_g', help: 'h', registers: [registry] }).set(1)
+      await storage.catalog.createUser('mon', 'Pass_1234')
+      const writer = createMetricsWriter({ storage, registry, logger, user: 'mon', password: 'Pass_1234', identity: 'x', intervalMs: 1000 })
+      expect(await writer.writeOnce()).toBe(0)
+      expect(storage.catalog.getDatabase('log')).toBeUndefined()
+      await storage.catalog.createDatabase('log', { precision: 'ms' }, false)
+      expect(await writer.writeOnce()).toBe(0)
+      expect(storage.catalog.getStable('log', 'db_adapter_g')).toBeUndefined()
+      await storage.catalog.grant('mon', 'log', ['write'])
+      expect(await writer.writeOnce()).toBe(1)
+      expect(storage.catalog.getStable('log', 'db_adapter_g')).toBeDefined()
+    } finally {
+      await storage.close()
+    }
+  })
+
   it('bad monitor credentials: logged once, nothing written, no throw', async () => {
     const storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
     try {

@@ -123,7 +123,7 @@ export function createMetricsWriter(opts: WriteToDbOptions): MetricsWriter {
     if (points.length === 0) {
       return 0
     }
-    const res = await schemaless.write(MONITOR_DB, points, { precision: 'ms' })
+    const res = await schemaless.write(MONITOR_DB, points, { user: opts.user, precision: 'ms' })
     if (res.rejected > 0) {
       opts.logger.warn({ rejected: res.rejected, errors: res.errors.slice(0, 5) }, 'monitor.writeToDB: some metric rows were rejected')
     }

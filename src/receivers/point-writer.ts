@@ -14,6 +14,7 @@ import type { Logger } from '../logger.js'
 import { TdError } from '../td-error.js'
 import { isStorageUnavailable } from '../storage/errors.js'
 import type { Storage } from '../sql/catalog/types.js'
+import { requireIngest } from '../sql/catalog/access.js'
 
 export interface ReceiverMetrics {
   /** datagrams, connections' lines or scrapes: accepted | malformed | dropped */
@@ -176,12 +177,14 @@ export class PointWriter {
         this.#log.error('auth', { receiver: o.receiver, user: o.user }, `${o.receiver}: user "${o.user}" cannot log in; check ${o.receiver}.user and ${o.receiver}.password`)
         return 'done'
       }
+      // the same rules as every write path: WRITE on the database, or CREATEDB while it is missing
+      requireIngest(catalog, o.user, o.db, true)
       if (!this.#dbReady) {
         // the receiver's database is its own: created on first use, like the original's
-        await catalog.createDatabase(o.db, { precision: 'ns' }, true)
+        await catalog.createDatabase(o.db, { precision: 'ns' }, true, o.user)
         this.#dbReady = true
       }
-      const r = await o.schemaless.write(o.db, batch, { precision: 'ns', ...(o.ttl > 0 ? { ttl: o.ttl } : {}) })
+      const r = await o.schemaless.write(o.db, batch, { user: o.user, precision: 'ns', ...(o.ttl > 0 ? { ttl: o.ttl } : {}) })
       o.metrics.points.inc({ receiver: o.receiver, result: 'written' }, r.written)
       if (r.rejected > 0) {
         o.metrics.points.inc({ receiver: o.receiver, result: 'rejected' }, r.rejected)

@@ -15,9 +15,9 @@
  * clients print) and, for rejected lines, `line`, `rejected`, `written` and `errors`.
  */
 import { Hono } from 'hono'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
-import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import { BodyPool } from '../ingest/body-pool.js'
 import { LineProtoStream } from '../ingest/lineproto/stream.js'
@@ -30,7 +30,7 @@ import { parseReqId, parseTtl } from './params.js'
 const refuse = (problem: Problem): Response => respond('influxdb', problem)
 
 /** Parameters of a write, checked before credentials are verified and the body is read. */
-type LineprotoEnv = { Variables: { params: { db: string; opts: WriteOptions } } }
+type LineprotoEnv = { Variables: { params: { db: string; opts: Omit<WriteOptions, 'user'> } } }
 
 /** req_id 400 -> precision 400 (before credentials are looked at). */
 const checkRequest: MiddlewareHandler<LineprotoEnv> = async (c, next) => {
@@ -80,12 +80,18 @@ export function createLineprotoRoutes(deps: IngestDeps & { schemaless: Schemales
     checkTarget,
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    authorize(deps.storage.catalog, {
+      db: (c) => (c as Context<LineprotoEnv>).get('params').db,
+      access: 'write',
+      autoCreate: deps.config.smlAutoCreateDB,
+      refuse: (desc) => refuse(problems.forbidden(desc)),
+    }),
     // bodies of declared length are read into shared slabs, handed to the parse workers uncopied
     readBody({ limit, pool: new BodyPool(), refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
     async (c) => {
       const { db, opts } = c.get('params')
       try {
-        const result = await stream.write(db, c.get('body'), opts)
+        const result = await stream.write(db, c.get('body'), { ...opts, user: c.get('user') })
         countRows(deps.metrics, 'lineproto', result.written, result.rejected)
         return result.rejected > 0 ? refuse(problems.rejected(result)) : c.body(null, 204)
       } catch (err) {

@@ -16,7 +16,7 @@ import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { RemoteStream } from '../ingest/metricsproto/stream.js'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
-import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
@@ -29,9 +29,9 @@ import { parseTtl } from './params.js'
 export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read: Hono } {
   const store = new RemoteStream(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
   const write = new Hono()
-  write.post('/remote_write/:db', checkTtl, ...admission(deps), (c) => handleWrite(c, deps, store))
+  write.post('/remote_write/:db', checkTtl, ...admission(deps, 'write'), (c) => handleWrite(c, deps, store))
   const read = new Hono()
-  read.post('/remote_read/:db', ...admission(deps), (c) => handleRead(c, deps, store))
+  read.post('/remote_read/:db', ...admission(deps, 'read'), (c) => handleRead(c, deps, store))
   return { write, read }
 }
 
@@ -48,8 +48,8 @@ const checkTtl: MiddlewareHandler<WriteEnv> = async (c, next) => {
   await next()
 }
 
-/** Credentials and body of a remote request: missing 401 -> Content-Length 413 -> wrong 401 -> read. */
-function admission(deps: IngestDeps) {
+/** Credentials and body of a remote request: missing 401 -> Content-Length 413 -> wrong 401 -> privilege 403 -> read. */
+function admission(deps: IngestDeps, access: 'read' | 'write') {
   const limit = deps.config.http.maxBodySize
   return [
     // an empty user or password is left to the user table (it never matches)
@@ -61,6 +61,12 @@ function admission(deps: IngestDeps) {
     }),
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    authorize(deps.storage.catalog, {
+      db: (c) => c.req.param('db') ?? '',
+      access,
+      autoCreate: deps.config.smlAutoCreateDB,
+      refuse: (desc) => refuse(problems.forbidden(desc)),
+    }),
     readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
 }
@@ -70,7 +76,7 @@ async function handleWrite(c: Context<WriteEnv>, deps: IngestDeps, store: Remote
   const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const result = await store.write(db, body, ttl)
+    const result = await store.write(db, body, ttl, c.get('user'))
     countRows(deps.metrics, 'metricsproto', result.samples, result.rejectedSamples)
     if (result.rejected.length > 0) {
       const first = result.rejected[0]
@@ -89,7 +95,7 @@ async function handleRead(c: Context, deps: IngestDeps, store: RemoteStream): Pr
   const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const response = await store.read(db, body, deps.config.restfulRowLimit)
+    const response = await store.read(db, body, deps.config.restfulRowLimit, c.get('user'))
     return new Response(response, {
       status: 200,
       headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },

@@ -17,7 +17,7 @@
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
-import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
+import { authorize, basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { Schemaless } from '../ingest/types.js'
 import { TsdbStream, type TsdbFormat } from '../ingest/tsdbproto/stream.js'
@@ -68,6 +68,12 @@ export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
     checkParams,
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    authorize(deps.storage.catalog, {
+      db: (c) => (c as Context<TsdbEnv>).get('params').db,
+      access: 'write',
+      autoCreate: deps.config.smlAutoCreateDB,
+      refuse: (desc) => refuse(problems.forbidden(desc)),
+    }),
     readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
   app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, stream, 'json'))
@@ -78,7 +84,7 @@ export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
 async function handlePut(c: Context<TsdbEnv>, deps: TsdbDeps, stream: TsdbStream, format: TsdbFormat): Promise<Response> {
   const { db, ttl } = c.get('params')
   try {
-    const result = await stream.write(db, format, c.get('body').bytes, ttl)
+    const result = await stream.write(db, format, c.get('body').bytes, ttl, c.get('user'))
     countRows(deps.metrics, `tsdbproto_${format}`, result.written, result.rejected)
     return result.rejected > 0 ? refuse(problems.rejected(result, format === 'json' ? 'item' : 'line')) : c.body(null, 204)
   } catch (err) {

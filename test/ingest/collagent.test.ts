@@ -121,6 +121,27 @@ describe('collectd receiver', () => {
     expect((await sqlRows(base, 'show databases')).map((r) => r[0])).not.toContain('collagent')
   })
 
+  it('writes as collagent.user under its privileges: dropped without WRITE, written once granted', async () => {
+    const { base, port } = await start((c) => {
+      c.collagent.user = 'cd_agent'
+      c.collagent.password = 'Pass_1234'
+    })
+    await sqlRows(base, "create user cd_agent pass 'Pass_1234'")
+    // no CREATEDB: the receiver may not create its database
+    await send(port, captured)
+    await eventually(async () => expect(await counter(base, 'db_adapter_receiver_points_total', 'dropped')).toBe(36))
+    expect((await sqlRows(base, 'show databases')).map((r) => r[0])).not.toContain('collagent')
+    // an existing database it has no WRITE on: still dropped
+    await sqlRows(base, "create database collagent precision 'ns'")
+    await send(port, captured)
+    await eventually(async () => expect(await counter(base, 'db_adapter_receiver_points_total', 'dropped')).toBe(72))
+    expect(await sqlRows(base, "select count(*) from information_schema.ins_stables where db_name = 'collagent'")).toEqual([[0]])
+    await sqlRows(base, 'grant write on collagent.* to cd_agent')
+    await send(port, captured)
+    await eventually(async () => expect(await counter(base, 'db_adapter_receiver_points_total', 'written')).toBe(36))
+    expect((await sqlRows(base, 'select count(*) from collagent.cpu_value'))[0][0]).toBe(18)
+  })
+
   it('writes what is queued when the adapter stops', async () => {
     // the storage URL as the adapter got it (test/integration swaps in a PostgreSQL database)
     let config: ReturnType<typeof defaultConfig> | undefined

@@ -45,7 +45,7 @@ function laneSetUp(db: string | undefined, workerCount: number, columnarLane = t
     workers = createLineProtoWorkers(workerCount, logger)
     const schemaless = createSchemaless(storage, { autoCreateDb: true })
     if (db !== undefined) {
-      const first = await schemaless.write(db, parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { precision: 'ms', ttl: 0 })
+      const first = await schemaless.write(db, parsedHere(Buffer.from(body(0)), new LineProtoParser()).source(), { user: 'root', precision: 'ms', ttl: 0 })
       expect(first).toMatchObject({ written: HOSTS, rejected: 0 })
     }
     const config = defaultConfig()

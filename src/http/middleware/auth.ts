@@ -10,7 +10,11 @@
  * Each takes the route's renderer for its refusals (src/http/error-table.ts).
  */
 import type { Context, MiddlewareHandler } from 'hono'
+import { normaliseDbName } from '../../ingest/naming.js'
+import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
 import type { Catalog } from '../../sql/catalog/types.js'
+import type { DbPrivilege } from '../../storage/td-types.js'
+import { TD, TdError } from '../../td-error.js'
 import type { Authenticator } from '../auth/authorization.js'
 import { decodeBasic } from '../auth/basic.js'
 import { isFailure, type RestFailure } from '../error-table.js'
@@ -56,6 +60,49 @@ export function verifyUser(catalog: Catalog, refuse: () => Response): Middleware
       return refuse()
     }
     c.set('user', user)
+    await next()
+  }
+}
+
+export interface AuthorizeOptions {
+  /** the database the request names (after the route checked it is given) */
+  db: (c: Context) => string
+  /** a remote read reads; every other schemaless route writes */
+  access: DbPrivilege
+  /** smlAutoCreateDB: a missing database will be created, so CREATEDB is what the user needs */
+  autoCreate: boolean
+  /** the refusal (403 in the route's format) with TDengine's text naming user, privilege and database */
+  refuse: (desc: string) => Response
+}
+
+/**
+ * After verifyUser, before the body is read: may the user read or write the named database
+ * (src/sql/catalog/access.ts, the rules every path applies)? A missing database passes when it
+ * will not be created: the route answers 404 for it.
+ */
+export function authorize(catalog: Catalog, opts: AuthorizeOptions): MiddlewareHandler {
+  return async function authorize(c, next) {
+    const user = c.get('user') as string
+    let db: string
+    try {
+      db = normaliseDbName(opts.db(c))
+    } catch {
+      // an unusable name: the write itself answers it (400), as without this check
+      await next()
+      return
+    }
+    try {
+      if (opts.access === 'read') {
+        requireAccess(catalog, user, db, 'read')
+      } else {
+        requireIngest(catalog, user, db, opts.autoCreate)
+      }
+    } catch (err) {
+      if (err instanceof TdError && err.code === TD.MND_NO_RIGHTS) {
+        return opts.refuse(err.desc)
+      }
+      throw err
+    }
     await next()
   }
 }

@@ -76,7 +76,8 @@ function checkMetricsStable(db: string, columns: ColumnDef[], tags: ColumnDef[])
 }
 
 export interface RemoteStore {
-  write(db: string, req: WriteRequest, ttl: number): Promise<RemoteWriteResult>
+  /** `user` creates the database when it is missing and may be created (its owner then) */
+  write(db: string, req: WriteRequest, ttl: number, user: string): Promise<RemoteWriteResult>
   /** the response body: snappy ReadResponse, one QueryResult per query */
   read(db: string, req: ReadRequest, rowLimit: number): Promise<Buffer>
 }
@@ -85,13 +86,13 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
   const { catalog, engine } = storage
   const names = new Map<string, string>()
 
-  async function ensureWritable(db: string): Promise<Precision> {
+  async function ensureWritable(db: string, user: string): Promise<Precision> {
     let info = catalog.getDatabase(db)
     if (info === undefined) {
       if (!opts.autoCreateDb) {
         throw dbNotExist(db)
       }
-      await catalog.createDatabase(db, { precision: 'ns' }, true)
+      await catalog.createDatabase(db, { precision: 'ns' }, true, user)
       info = catalog.getDatabase(db)
       if (info === undefined) {
         throw dbNotExist(db)
@@ -107,7 +108,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
   }
 
   return {
-    async write(rawDb, req, ttl) {
+    async write(rawDb, req, ttl, user) {
       const result: RemoteWriteResult = { series: 0, samples: 0, rejected: [], rejectedSamples: 0 }
       let sent = 0
       const series: TimeSeries[] = []
@@ -122,7 +123,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
         return result
       }
       const db = normaliseDbName(rawDb)
-      const precision = await ensureWritable(db)
+      const precision = await ensureWritable(db, user)
       const perMs = TICKS_PER_MS[precision]
       const byName = new Map<string, { series: TimeSeries[]; tid?: number }>()
       const missing: ChildTableSpec[] = []

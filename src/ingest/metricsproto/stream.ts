@@ -6,6 +6,8 @@
  */
 import type { Readable } from 'node:stream'
 import type { Storage } from '../../sql/catalog/types.js'
+import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
+import { normaliseDbName } from '../naming.js'
 import { readAll } from '../read-all.js'
 import { decodeReadRequest, decodeWriteRequest } from './proto.js'
 import { createRemoteStore, type RemoteStore, type RemoteWriteResult } from './store.js'
@@ -13,22 +15,31 @@ import { createRemoteStore, type RemoteStore, type RemoteWriteResult } from './s
 export class RemoteStream {
   private readonly store: RemoteStore
 
-  constructor(storage: Storage, opts: { autoCreateDb: boolean }) {
+  constructor(
+    private readonly storage: Storage,
+    private readonly opts: { autoCreateDb: boolean },
+  ) {
     this.store = createRemoteStore(storage, opts)
   }
 
-  /** Decodes and writes a WriteRequest (RemoteDecodeError / MetricsSchemaError for bad ones). */
-  write(db: string, body: Uint8Array, ttl: number): Promise<RemoteWriteResult> {
-    return this.store.write(db, decodeWriteRequest(body), ttl)
+  /**
+   * Decodes and writes a WriteRequest as `user` (RemoteDecodeError / MetricsSchemaError for bad
+   * ones; TdError 771, before decoding, when the user may not write the database).
+   */
+  write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
+    requireIngest(this.storage.catalog, user, normaliseDbName(db), this.opts.autoCreateDb)
+    return this.store.write(db, decodeWriteRequest(body), ttl, user)
   }
 
-  /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit). */
-  read(db: string, body: Uint8Array, rowLimit: number): Promise<Buffer> {
+  /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
+  read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
+    requireAccess(this.storage.catalog, user, normaliseDbName(db), 'read')
     return this.store.read(db, decodeReadRequest(body), rowLimit)
   }
 
   /** `write` of everything `from` gives until it ends (past `limit` bytes it fails; 0: no cap). */
-  async writeFrom(db: string, from: Readable, ttl: number, limit: number): Promise<RemoteWriteResult> {
-    return this.write(db, await readAll(from, limit), ttl)
+  async writeFrom(db: string, from: Readable, ttl: number, limit: number, user: string): Promise<RemoteWriteResult> {
+    requireIngest(this.storage.catalog, user, normaliseDbName(db), this.opts.autoCreateDb)
+    return this.write(db, await readAll(from, limit), ttl, user)
   }
 }

@@ -67,7 +67,7 @@ async function contents(s: Side, db: string): Promise<unknown[][]> {
   return out
 }
 
-const MS: WriteOptions = { precision: 'ms' }
+const MS: WriteOptions = { user: 'root', precision: 'ms' }
 const T0 = 1_700_000_000_000
 
 /** The lane and the row path side by side, each on its own storage after the same set-up writes. */
@@ -173,7 +173,7 @@ describe('columnar lane: the rows the row path would write, or nothing', () => {
   it('converts timestamps to the database precision and takes lines without one at the server time', async () => {
     const { lane } = await pair('d2', SETUP)
     const before = BigInt(Date.now())
-    const got = await lane.sl.writeColumnar('d2', lane.worker.slices(`cpu,host=a,dc=x usage=1 ${(T0 + 5000) * 1000}\ncpu,host=b,dc=x usage=2`), {
+    const got = await lane.sl.writeColumnar('d2', lane.worker.slices(`cpu,host=a,dc=x usage=1 ${(T0 + 5000) * 1000}\ncpu,host=b,dc=x usage=2`), { user: 'root',
       precision: 'us',
     })
     expect(got).toMatchObject({ written: 2 })
@@ -213,7 +213,7 @@ describe('columnar lane: the rows the row path would write, or nothing', () => {
   it('leaves a timestamp the database precision cannot hold to the row path', async () => {
     const { lane } = await pair('d4', SETUP)
     // 10^16 hours is past the 64-bit milliseconds of the database
-    expect(await lane.sl.writeColumnar('d4', lane.worker.slices('cpu,host=a,dc=x usage=1 10000000000000000'), { precision: 'h' })).toBe('body')
+    expect(await lane.sl.writeColumnar('d4', lane.worker.slices('cpu,host=a,dc=x usage=1 10000000000000000'), { user: 'root', precision: 'h' })).toBe('body')
   })
 
   it('leaves every body to the row path on an engine without a column append (PostgreSQL)', async () => {

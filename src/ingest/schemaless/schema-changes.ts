@@ -14,7 +14,7 @@ import { TS_COLUMN, type ColState, type RequestState, type StableAcc } from './r
 export class SchemaChanged extends Error {}
 
 /** Applies the schema changes pass 1 collected; throws SchemaChanged when pass 1 must run again. */
-export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state: RequestState, ttl: number): Promise<void> {
+export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state: RequestState, ttl: number, user: string): Promise<void> {
   const db = state.db
   if (catalog.getDatabase(db) === undefined) {
     if (state.dbInfo !== undefined) {
@@ -23,7 +23,7 @@ export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state
     if (!autoCreateDb) {
       throw dbNotExist(db)
     }
-    await catalog.createDatabase(db, { precision: 'ns' }, true)
+    await catalog.createDatabase(db, { precision: 'ns' }, true, user)
     if (catalog.getDatabase(db)?.precision !== 'ns') {
       // another request created it with another precision: convert against that one
       throw new SchemaChanged()

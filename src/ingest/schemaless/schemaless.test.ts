@@ -86,7 +86,7 @@ describe('schemaless core', () => {
           1_700_000_000_123n,
         ),
       ],
-      { precision: 'ms' },
+      { user: 'root', precision: 'ms' },
     )
     expect(r).toEqual({ written: 1, rejected: 0, errors: [] })
     expect(await describeTable('db.cpu')).toEqual([
@@ -115,7 +115,7 @@ describe('schemaless core', () => {
   })
 
   it('a measurement without tags gets the _tag_null tag and a child named after the measurement alone', async () => {
-    await sml.write('db', [pt('bare', [], [dbl('v', 1)], 5n)], { precision: 'ns' })
+    await sml.write('db', [pt('bare', [], [dbl('v', 1)], 5n)], { user: 'root', precision: 'ns' })
     expect(await describeTable('db.bare')).toEqual([
       ['_ts', 'TIMESTAMP', 8, ''],
       ['v', 'DOUBLE', 8, ''],
@@ -131,7 +131,7 @@ describe('schemaless core', () => {
         pt('m', [['b', '2'], ['a', '1']], [dbl('v', 1)], 1n),
         pt('m', [['a', '1'], ['b', '2']], [dbl('v', 2)], 2n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     const name = md5Name('m', [['a', '1'], ['b', '2']])
     expect(await rows('select tbname, cast(_ts as bigint), v from db.m order by _ts')).toEqual([
@@ -141,7 +141,7 @@ describe('schemaless core', () => {
   })
 
   it('a type conflict rejects that line only, naming line, field and both types', async () => {
-    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns' })
     const r = await sml.write(
       'db',
       [
@@ -149,7 +149,7 @@ describe('schemaless core', () => {
         pt('m', [['h', 'a']], [big('v', 3n)], 3n),
         pt('m', [['h', 'b']], [dbl('v', 4)], 4n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.written).toBe(2)
     expect(r.rejected).toBe(1)
@@ -170,7 +170,7 @@ describe('schemaless core', () => {
     const r = await sml.write(
       'db',
       [pt('m', [], [big('x', 1n)], 1n), pt('m', [], [dbl('x', 1.5)], 2n)],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.rejected).toBe(1)
     expect(r.errors[0].message).toMatch(/line 2: field "x" type mismatch: line 1 of this request sent BIGINT, this line sent DOUBLE/)
@@ -178,12 +178,12 @@ describe('schemaless core', () => {
   })
 
   it('a new field adds a column (older rows NULL); a longer string widens to the next power of two', async () => {
-    await sml.write('db', [pt('m', [['h', 'a']], [str('s', 'abc')], 1n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'a']], [str('s', 'abc')], 1n)], { user: 'root', precision: 'ns' })
     expect(await describeTable('db.m')).toContainEqual(['s', 'VARCHAR', 4, ''])
     await sml.write(
       'db',
       [pt('m', [['h', 'a']], [str('s', 'x'.repeat(20)), dbl('extra', 7)], 2n)],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     const d = await describeTable('db.m')
     expect(d).toContainEqual(['s', 'VARCHAR', 32, ''])
@@ -193,7 +193,7 @@ describe('schemaless core', () => {
       [2n, 'x'.repeat(20), 7],
     ])
     // a new tag on a new child widens nothing else and adds the tag column
-    await sml.write('db', [pt('m', [['h', 'b'], ['zone', 'z'.repeat(40)]], [str('s', 'q')], 3n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'b'], ['zone', 'z'.repeat(40)]], [str('s', 'q')], 3n)], { user: 'root', precision: 'ns' })
     expect(await describeTable('db.m')).toContainEqual(['zone', 'NCHAR', 64, 'TAG'])
   })
 
@@ -202,7 +202,7 @@ describe('schemaless core', () => {
     await sml.write(
       'db',
       [pt('m', [], [str('v', '€€€€'), { name: 'n', type: 'NCHAR', value: '€€€€' }], 1n)],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     const d = await describeTable('db.m')
     expect(d).toContainEqual(['v', 'VARCHAR', 16, ''])
@@ -213,11 +213,11 @@ describe('schemaless core', () => {
     await sml.write(
       'db',
       [pt('m', [['h', 'a']], [dbl('a', 1), dbl('b', 2)], 10n), pt('m', [['h', 'a']], [dbl('a', 5)], 10n)],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(await rows('select cast(_ts as bigint), a, b from db.m')).toEqual([[10n, 5, 2]])
     // a later request naming only `b` keeps `a`
-    await sml.write('db', [pt('m', [['h', 'a']], [dbl('b', 9)], 10n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'a']], [dbl('b', 9)], 10n)], { user: 'root', precision: 'ns' })
     expect(await rows('select cast(_ts as bigint), a, b from db.m')).toEqual([[10n, 5, 9]])
   })
 
@@ -229,7 +229,7 @@ describe('schemaless core', () => {
         pt('m', [], [dbl('b', 2)], 2n),
         pt('m', [], [dbl('a', 3), dbl('b', 4)], 3n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(await rows('select cast(_ts as bigint), a, b from db.m order by _ts')).toEqual([
       [1n, 1, null],
@@ -253,7 +253,7 @@ describe('schemaless core', () => {
     ]
     for (const [precision, sent, inNs, inMs] of cases) {
       for (const db of ['db', 'dms']) {
-        const r = await sml.write(db, [pt(`p_${precision}_${sent < 0n ? 'neg' : 'pos'}`, [], [dbl('v', 1)], sent)], { precision })
+        const r = await sml.write(db, [pt(`p_${precision}_${sent < 0n ? 'neg' : 'pos'}`, [], [dbl('v', 1)], sent)], { user: 'root', precision })
         expect(r.rejected).toBe(0)
         const got = await rows(`select cast(_ts as bigint) from ${db}.p_${precision}_${sent < 0n ? 'neg' : 'pos'}`)
         expect(got, `${precision} ${sent} into ${db}`).toEqual([[db === 'db' ? inNs : inMs]])
@@ -265,7 +265,7 @@ describe('schemaless core', () => {
     const r = await sml.write(
       'db',
       [pt('m', [], [dbl('v', 1)], 10_000_000_000n), pt('m', [], [dbl('v', 2)], 1n)],
-      { precision: 's' },
+      { user: 'root', precision: 's' },
     )
     expect(r.rejected).toBe(1)
     expect(r.errors[0]).toEqual({ line: 1, message: expect.stringContaining('out of range') as unknown as string })
@@ -274,19 +274,19 @@ describe('schemaless core', () => {
 
   it('a missing timestamp uses the server time', async () => {
     const before = BigInt(Date.now()) * 1_000_000n
-    await sml.write('db', [pt('m', [], [dbl('v', 1)], null)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [], [dbl('v', 1)], null)], { user: 'root', precision: 'ns' })
     const after = BigInt(Date.now()) * 1_000_000n
     const [[ts]] = (await rows('select cast(_ts as bigint) from db.m')) as [[bigint]]
     expect(ts >= before && ts <= after).toBe(true)
   })
 
   it('missing database: TdError 904 without autoCreate, created with precision ns with it', async () => {
-    await expect(sml.write('nodb', [pt('m', [], [dbl('v', 1)], 1n)], { precision: 'ns' })).rejects.toMatchObject({
+    await expect(sml.write('nodb', [pt('m', [], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns' })).rejects.toMatchObject({
       code: 904,
     })
     expect(storage.catalog.getDatabase('nodb')).toBeUndefined()
     const auto = createSchemaless(storage, { autoCreateDb: true })
-    const r = await auto.write('NewDb', [pt('m', [], [dbl('v', 1)], 1_000n)], { precision: 'us' })
+    const r = await auto.write('NewDb', [pt('m', [], [dbl('v', 1)], 1_000n)], { user: 'root', precision: 'us' })
     expect(r.written).toBe(1)
     // db names are case-folded like the unquoted name in taosAdapter's `use <db>`
     expect(storage.catalog.getDatabase('newdb')?.precision).toBe('ns')
@@ -294,13 +294,13 @@ describe('schemaless core', () => {
   })
 
   it('rejects unusable database names', async () => {
-    await expect(sml.write('bad-name', [], { precision: 'ns' })).rejects.toBeInstanceOf(TdError)
+    await expect(sml.write('bad-name', [], { user: 'root', precision: 'ns' })).rejects.toBeInstanceOf(TdError)
   })
 
   it('ttl applies to child tables the request creates; the first value wins', async () => {
-    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { precision: 'ns', ttl: 7 })
-    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 2)], 2n), pt('m', [['h', 'b']], [dbl('v', 2)], 2n)], { precision: 'ns', ttl: 30 })
-    await sml.write('db', [pt('m', [['h', 'c']], [dbl('v', 2)], 2n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns', ttl: 7 })
+    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 2)], 2n), pt('m', [['h', 'b']], [dbl('v', 2)], 2n)], { user: 'root', precision: 'ns', ttl: 30 })
+    await sml.write('db', [pt('m', [['h', 'c']], [dbl('v', 2)], 2n)], { user: 'root', precision: 'ns' })
     expect(await rows(`select table_name, ttl from information_schema.ins_tables where db_name = 'db' order by table_name`)).toEqual(
       [
         [md5Name('m', [['h', 'a']]), 7],
@@ -311,7 +311,7 @@ describe('schemaless core', () => {
   })
 
   it('rejects a field named like a tag, a duplicate field and a tag named like a field', async () => {
-    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { precision: 'ns' })
+    await sml.write('db', [pt('m', [['h', 'a']], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns' })
     const r = await sml.write(
       'db',
       [
@@ -321,7 +321,7 @@ describe('schemaless core', () => {
         pt('m', [['h', 'z']], [dbl('V2', 1), dbl('v2', 2)], 5n),
         pt('m', [['h', 'a']], [dbl('v', 9)], 6n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3, 4])
     expect(r.errors[0].message).toContain('tag')
@@ -343,7 +343,7 @@ describe('schemaless core', () => {
         pt('m', [], [dbl('v\u0001', 1)], 1n),
         pt('m', [['h', 'ok']], [dbl('v', 1)], 1n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3, 4])
     expect(r.errors.map((e) => /control character|NUL/.test(e.message))).toEqual([true, true, true, true])
@@ -359,13 +359,13 @@ describe('schemaless core', () => {
         pt('m', [['h', 'a']], [dbl('v\udc00', 1)], 1n),
         pt('m', [['h', 'a'], ['\ud83d\ude00', 'ok']], [dbl('v', 1)], 1n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3])
     expect(r.errors.every((e) => /surrogate/.test(e.message))).toBe(true)
     expect(r.written).toBe(1)
     // before, the lone half became a tag the storage named differently, and every later write of m failed
-    const again = await sml.write('db', [pt('m', [['h', 'b'], ['dc', 'x']], [dbl('v', 2)], 2n)], { precision: 'ns' })
+    const again = await sml.write('db', [pt('m', [['h', 'b'], ['dc', 'x']], [dbl('v', 2)], 2n)], { user: 'root', precision: 'ns' })
     expect(again).toMatchObject({ written: 1, rejected: 0 })
   })
 
@@ -380,7 +380,7 @@ describe('schemaless core', () => {
         pt('m', [['h', 'a']], [dbl('_seq', 1)], 5n),
         pt('m', [['h', 'a']], [dbl('v', 1)], 6n),
       ],
-      { precision: 'ns' },
+      { user: 'root', precision: 'ns' },
     )
     expect(r.errors.map((e) => e.line)).toEqual([1, 2, 3, 4, 5])
     expect(r.errors.every((e) => /is reserved/.test(e.message))).toBe(true)
@@ -389,7 +389,7 @@ describe('schemaless core', () => {
 
   it('an existing super table created by SQL keeps its timestamp column name', async () => {
     await sql.execute('create stable db.st (ts timestamp, v double) tags (host nchar(4))', { user: 'root' })
-    const r = await sml.write('db', [pt('st', [['host', 'abcdefgh']], [dbl('v', 1.5)], 7n)], { precision: 'ns' })
+    const r = await sml.write('db', [pt('st', [['host', 'abcdefgh']], [dbl('v', 1.5)], 7n)], { user: 'root', precision: 'ns' })
     expect(r).toEqual({ written: 1, rejected: 0, errors: [] })
     expect(await describeTable('db.st')).toContainEqual(['host', 'NCHAR', 16, 'TAG'])
     expect(await rows('select cast(ts as bigint), v, host from db.st')).toEqual([[7n, 1.5, 'abcdefgh']])
@@ -397,19 +397,19 @@ describe('schemaless core', () => {
 
   it('a measurement clashing with a normal table is rejected per line, other measurements written', async () => {
     await sql.execute('create table db.plain (ts timestamp, v double)', { user: 'root' })
-    const r = await sml.write('db', [pt('plain', [], [dbl('v', 1)], 1n), pt('ok', [], [dbl('v', 1)], 1n)], { precision: 'ns' })
+    const r = await sml.write('db', [pt('plain', [], [dbl('v', 1)], 1n), pt('ok', [], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns' })
     expect(r.rejected).toBe(1)
     expect(r.errors[0].message).toContain('not a super table')
     expect(r.written).toBe(1)
   })
 
   it('measurements differing only in case are one table in storage: the later is rejected per line, in one request or across two', async () => {
-    const inOne = await sml.write('db', [pt('CPU', [], [dbl('v', 1)], 1n), pt('cpu', [], [dbl('v', 2)], 1n), pt('ok', [], [dbl('v', 1)], 1n)], { precision: 'ns' })
+    const inOne = await sml.write('db', [pt('CPU', [], [dbl('v', 1)], 1n), pt('cpu', [], [dbl('v', 2)], 1n), pt('ok', [], [dbl('v', 1)], 1n)], { user: 'root', precision: 'ns' })
     expect(inOne.written).toBe(2)
     expect(inOne.rejected).toBe(1)
     expect(inOne.errors[0]).toMatchObject({ line: 2 })
     expect(inOne.errors[0].message).toContain('measurement "cpu" clashes with measurement "CPU" of line 1')
-    const later = await sml.write('db', [pt('Cpu', [], [dbl('v', 3)], 2n)], { precision: 'ns' })
+    const later = await sml.write('db', [pt('Cpu', [], [dbl('v', 3)], 2n)], { user: 'root', precision: 'ns' })
     expect(later.rejected).toBe(1)
     expect(later.errors[0].message).toContain('measurement "Cpu" clashes with super table "CPU"')
     expect(await rows('select v from db.`CPU`')).toEqual([[1]])
@@ -417,7 +417,7 @@ describe('schemaless core', () => {
 
   it('concurrent requests creating the same super table and columns all succeed', async () => {
     const writes = Array.from({ length: 8 }, (_, i) =>
-      sml.write('db', [pt('conc', [['h', `h${i}`]], [dbl('v', i), big(`c${i % 3}`, BigInt(i))], BigInt(i + 1))], { precision: 'ns' }),
+      sml.write('db', [pt('conc', [['h', `h${i}`]], [dbl('v', i), big(`c${i % 3}`, BigInt(i))], BigInt(i + 1))], { user: 'root', precision: 'ns' }),
     )
     const results = await Promise.all(writes)
     expect(results.every((r) => r.written === 1 && r.rejected === 0)).toBe(true)
@@ -426,8 +426,8 @@ describe('schemaless core', () => {
   })
 
   it('concurrent requests sending one new field with two types: each line gets one verdict, nothing crashes', async () => {
-    const a = sml.write('db', [pt('race', [['h', 'a']], [big('x', 1n)], 1n)], { precision: 'ns' })
-    const b = sml.write('db', [pt('race', [['h', 'b']], [dbl('x', 1.5)], 1n)], { precision: 'ns' })
+    const a = sml.write('db', [pt('race', [['h', 'a']], [big('x', 1n)], 1n)], { user: 'root', precision: 'ns' })
+    const b = sml.write('db', [pt('race', [['h', 'b']], [dbl('x', 1.5)], 1n)], { user: 'root', precision: 'ns' })
     const [ra, rb] = await Promise.all([a, b])
     expect(ra.written + rb.written).toBe(1)
     expect(ra.rejected + rb.rejected).toBe(1)

@@ -28,6 +28,7 @@
  * Worker-parsed line protocol may take the columnar lane instead (columnar.ts, writeColumnar).
  */
 import { dbNotExist } from '../../td-error.js'
+import { requireIngest } from '../../sql/catalog/access.js'
 import { KeyedMutex } from '../../mutex.js'
 import type { Storage } from '../../sql/catalog/types.js'
 import { normaliseDbName, stableNameOf } from '../naming.js'
@@ -81,6 +82,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   return {
     async write(rawDb, input, o) {
       const db = normaliseDbName(rawDb)
+      requireIngest(catalog, o.user, db, opts.autoCreateDb)
       if (!opts.autoCreateDb && catalog.getDatabase(db) === undefined) {
         // answer before parsing a body that cannot be written anyway
         throw dbNotExist(db)
@@ -93,7 +95,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
           let s = state
           for (let attempt = 1; ; attempt++) {
             try {
-              await applySchema(catalog, opts.autoCreateDb, s, o.ttl ?? 0)
+              await applySchema(catalog, opts.autoCreateDb, s, o.ttl ?? 0, o.user)
               return s
             } catch (err) {
               if (!(err instanceof SchemaChanged) || attempt >= MAX_SCHEMA_ATTEMPTS) {
@@ -116,7 +118,9 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
     },
 
     async writeColumnar(rawDb, slices, o) {
-      return writeColumnar(columnarDeps, normaliseDbName(rawDb), slices, o.precision, Date.now())
+      const db = normaliseDbName(rawDb)
+      requireIngest(catalog, o.user, db, opts.autoCreateDb)
+      return writeColumnar(columnarDeps, db, slices, o.precision, Date.now())
     },
 
     columnar: engine.appendColumns !== undefined,

@@ -25,10 +25,10 @@ export class TsdbStream {
   constructor(private readonly schemaless: Schemaless) {}
 
   /**
-   * Parses and writes one body into `db`. A blank body is a successful no-op that does not touch
+   * Parses and writes one body into `db` as `user` (WriteOptions.user). A blank body is a successful no-op that does not touch
    * the database (taosAdapter's behaviour). JSON items are numbered from 0 in messages.
    */
-  async write(db: string, format: TsdbFormat, bytes: Buffer, ttl: number): Promise<WriteResult> {
+  async write(db: string, format: TsdbFormat, bytes: Buffer, ttl: number, user: string): Promise<WriteResult> {
     const body = bytes.toString('utf8')
     if (body.trim() === '') {
       return NOTHING
@@ -53,6 +53,7 @@ export class TsdbStream {
             })
     // OpenTSDB points carry millisecond timestamps (seconds are scaled by the parser)
     return this.schemaless.write(db, source, {
+      user,
       precision: 'ms',
       ttl,
       ...(format === 'json' ? { where: (n: number) => `item ${n - 1}` } : {}),
@@ -60,7 +61,7 @@ export class TsdbStream {
   }
 
   /** `write` of everything `from` gives until it ends (past `limit` bytes it fails; 0: no cap). */
-  async writeFrom(db: string, format: TsdbFormat, from: Readable, ttl: number, limit: number): Promise<WriteResult> {
-    return this.write(db, format, await readAll(from, limit), ttl)
+  async writeFrom(db: string, format: TsdbFormat, from: Readable, ttl: number, limit: number, user: string): Promise<WriteResult> {
+    return this.write(db, format, await readAll(from, limit), ttl, user)
   }
 }
