@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg (default: sql,lp,tsbs,prom,ping,pg; pg needs
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card (default: sql,lp,tsbs,prom,ping,pg,card; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
  */
 import { fmt } from './lib.js'
+import { runCardinalityBench } from './cardinality.bench.js'
 import { runPingBench } from './ping.bench.js'
 import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
@@ -14,7 +15,7 @@ import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPaire
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -56,6 +57,14 @@ if (selected.has('ping')) {
     'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
   })
   log(`ingest meanwhile: ${fmt(r.ingestPointsPerSec)} points/s, ${r.writeErrors} failed writes`)
+}
+
+if (selected.has('card')) {
+  console.log('memory per super table (one-row measurements by line protocol; floor: the same tables made directly in DuckDB)')
+  const r = await runCardinalityBench(log)
+  console.table({
+    [`RSS growth per super table over ${fmt(r.stables)}, KiB`]: { adapter: fmt(r.adapterKiB, 1), 'raw DuckDB': fmt(r.rawKiB, 1), ratio: fmt(r.adapterKiB / r.rawKiB, 2) },
+  })
 }
 
 if (selected.has('pg')) {

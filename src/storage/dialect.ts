@@ -46,4 +46,6 @@ export interface Dialect {
    * backend enforces last-write-wins without a unique index (DuckDB: see its engine).
    */
   dataTableKey(keyColumns: string[]): string
+  /** the constraint after a tag table's `_tid INTEGER` (' PRIMARY KEY'), or '' where the catalog alone keeps it unique */
+  tagTableKey(): string
 }

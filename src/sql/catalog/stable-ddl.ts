@@ -152,7 +152,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
         )
         await this.afterCreateDataTable(tx, db, name, columns[0].name)
         await tx.exec(
-          `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER PRIMARY KEY, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
+          `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER${this.d.tagTableKey()}, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
         )
         await tx.exec(
           `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)})`,

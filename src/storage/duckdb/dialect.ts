@@ -56,6 +56,11 @@ export const duckdbDialect: Dialect = {
     // event loop; the engine keeps (_tid, ts) unique itself (see write-rows.ts)
     return ''
   },
+  tagTableKey(): string {
+    // the catalog allocates tids under its mutex in the only process; an ART index would cost
+    // about 260 KB of memory per super table even with one child
+    return ''
+  },
 }
 
 function duckdbColumnType(col: ColumnDef): string {

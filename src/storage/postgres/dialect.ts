@@ -130,6 +130,10 @@ export const postgresDialect: PostgresDialect = {
     // COPY + ON CONFLICT upserts need the unique index; replicas write concurrently
     return `, PRIMARY KEY (${keyColumns.join(', ')})`
   },
+  tagTableKey(): string {
+    // replicas create children concurrently: the index is the last guard against a duplicate tid
+    return ' PRIMARY KEY'
+  },
   afterCreateDataTable(schema: string, table: string, tsCol: string, chunkTicks?: bigint | number): string[] {
     const rel = `${quoteIdent(schema)}.${quoteIdent(table)}`
     const interval = BigInt(chunkTicks ?? 864_000_000)
