@@ -40,6 +40,7 @@ import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
 import { openStorage } from './sql/catalog/open.js'
 import type { Storage } from './sql/catalog/types.js'
+import { LoginGuard } from './http/auth/login-guard.js'
 
 export interface RunningAdapter {
   /** the bound port (the real one when config.port is 0) */
@@ -100,9 +101,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const cores = usableCores(opts.cgroupRoot ?? '/')
     // a second core encodes large query results beside the main thread (none to share on one core)
     encodeOffload = cores > 1 ? createRowsOffload(logger) : undefined
+    // one login back-off per process, whichever route a guess arrives on
+    const logins = new LoginGuard(used.catalog)
     const restRoutes = createRestRoutes({
       config,
       storage: used,
+      logins,
       sql,
       logger,
       gate,
@@ -122,6 +126,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const routes = createIngestRoutes({
       config,
       storage: used,
+      logins,
       logger,
       schemaless,
       metrics: ingestMetrics,

@@ -90,8 +90,14 @@ export interface Catalog {
   alterUserPassword(name: string, password: string): Promise<void>
   alterUser(name: string, opts: Partial<UserInfo>): Promise<void>
   dropUser(name: string): Promise<void>
-  /** true when the user exists, is enabled and the password matches (cached, constant-time compare) */
-  verifyUser(name: string, password: string): Promise<boolean>
+  /**
+   * true when the user exists, is enabled and the password matches. Verified credentials are
+   * cached (credential-cache.ts); a miss runs scrypt in the process's bounded queue, in turns fair
+   * across `client`s (an address, a receiver), and throws QueueFullError when that queue is full.
+   */
+  verifyUser(name: string, password: string, client?: string): Promise<boolean>
+  /** true when verifyUser would answer true from its cache, without any work */
+  isVerified(name: string, password: string): boolean
 
   /** re-read the catalog from storage when another replica changed it (no-op on embedded storage) */
   refresh(): Promise<void>
