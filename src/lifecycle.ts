@@ -71,6 +71,11 @@ export interface StartOptions {
   tracing?: boolean
   /** directory standing for `/` when locating the cgroup (tests: fixture trees) */
   cgroupRoot?: string
+  /**
+   * `--auth.rootPassword` was given (LoadResult.given), not left at its default: a different
+   * stored root password is replaced at start (src/sql/catalog/root-password.ts). Default false.
+   */
+  rootPasswordGiven?: boolean
 }
 
 /** How long in-flight requests may run on after shutdown starts. */
@@ -88,7 +93,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let lineprotoWorkers: LineProtoWorkers | undefined
   let encodeOffload: RowsOffloadHandle | undefined
   try {
-    storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
+    storage = await openStorage(config.storage.url, {
+      rootPassword: config.auth.rootPassword,
+      rootPasswordGiven: opts.rootPasswordGiven === true,
+      onRootPasswordApplied: () => logger.warn('root password set from --auth.rootPassword (it differed from the stored one; the flag is the source of truth)'),
+      pool: config.pool,
+    })
     const tracing = opts.tracing === true
     // engine calls of SQL and ingest get spans through one wrapped engine
     const used = tracing ? traceStorage(storage) : storage

@@ -131,5 +131,9 @@ export interface Storage {
 
 export interface StorageOptions {
   rootPassword: string
+  /** the operator set `rootPassword` (--auth.rootPassword given): a different stored one is replaced (root-password.ts) */
+  rootPasswordGiven?: boolean
+  /** called when the stored root password was replaced by the given one */
+  onRootPasswordApplied?: () => void
   pool?: AppConfig['pool']
 }
