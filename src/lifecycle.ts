@@ -40,6 +40,7 @@ import { createRestRoutes } from './rest/routes.js'
 import { createSqlExecutor } from './sql/executor.js'
 import { openStorage } from './sql/catalog/open.js'
 import type { Storage } from './sql/catalog/types.js'
+import { LoginGuard } from './http/auth/login-guard.js'
 
 export interface RunningAdapter {
   /** the bound port (the real one when config.port is 0) */
@@ -70,6 +71,11 @@ export interface StartOptions {
   tracing?: boolean
   /** directory standing for `/` when locating the cgroup (tests: fixture trees) */
   cgroupRoot?: string
+  /**
+   * `--auth.rootPassword` was given (LoadResult.given), not left at its default: a different
+   * stored root password is replaced at start (src/sql/catalog/root-password.ts). Default false.
+   */
+  rootPasswordGiven?: boolean
 }
 
 /** How long in-flight requests may run on after shutdown starts. */
@@ -87,7 +93,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let lineprotoWorkers: LineProtoWorkers | undefined
   let encodeOffload: RowsOffloadHandle | undefined
   try {
-    storage = await openStorage(config.storage.url, { rootPassword: config.auth.rootPassword, pool: config.pool })
+    storage = await openStorage(config.storage.url, {
+      rootPassword: config.auth.rootPassword,
+      rootPasswordGiven: opts.rootPasswordGiven === true,
+      onRootPasswordApplied: () => logger.warn('root password set from --auth.rootPassword (it differed from the stored one; the flag is the source of truth)'),
+      pool: config.pool,
+    })
     const tracing = opts.tracing === true
     // engine calls of SQL and ingest get spans through one wrapped engine
     const used = tracing ? traceStorage(storage) : storage
@@ -100,9 +111,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const cores = usableCores(opts.cgroupRoot ?? '/')
     // a second core encodes large query results beside the main thread (none to share on one core)
     encodeOffload = cores > 1 ? createRowsOffload(logger) : undefined
+    // one login back-off per process, whichever route a guess arrives on
+    const logins = new LoginGuard(used.catalog)
     const restRoutes = createRestRoutes({
       config,
       storage: used,
+      logins,
       sql,
       logger,
       gate,
@@ -122,6 +136,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const routes = createIngestRoutes({
       config,
       storage: used,
+      logins,
       logger,
       schemaless,
       metrics: ingestMetrics,

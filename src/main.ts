@@ -38,7 +38,12 @@ async function run(): Promise<void> {
 
   let adapter: Awaited<ReturnType<typeof startAdapter>>
   try {
-    adapter = await startAdapter(config, { logger, sqlLogger: logs.sqlLogger, tracing: tracing.enabled })
+    adapter = await startAdapter(config, {
+      logger,
+      sqlLogger: logs.sqlLogger,
+      tracing: tracing.enabled,
+      rootPasswordGiven: loaded.given.has('auth.rootPassword'),
+    })
   } catch (err) {
     process.stderr.write(`db-adapter: cannot start: ${err instanceof Error ? err.message : String(err)}\n`)
     await tracing.shutdown()

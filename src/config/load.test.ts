@@ -305,6 +305,18 @@ describe('environment names', () => {
     expect(config.http.maxBodySize).toBe(8 * 1024 * 1024)
     expect(config.dbConfigDir).toBe('/etc/db')
   })
+
+  it('tells the flags a source set from those left at their default (auth.rootPassword applies only when given)', () => {
+    const pw = 'auth.rootPassword'
+    expect(load([]).given.has(pw)).toBe(false)
+    // given as its default value is still given: the operator asked for that password
+    expect(load([`--${pw}=taosdata`]).given.has(pw)).toBe(true)
+    expect(load([], { DB_ADAPTER_AUTH_ROOT_PASSWORD: 'x' }).given.has(pw)).toBe(true)
+    expect(load([], {}, { 'adapter.toml': '[auth]\nrootPassword = "x"\n' }).given.has(pw)).toBe(true)
+    expect(load([], {}, { '.env': 'DB_ADAPTER_AUTH_ROOT_PASSWORD=x\n' }).given.has(pw)).toBe(true)
+    const r = load(['--port=7000'])
+    expect([...r.given]).toEqual(['port'])
+  })
 })
 
 describe('value forms', () => {

@@ -30,7 +30,8 @@ import {
 export { ConfigError } from './errors.js'
 
 export type LoadResult =
-  | { kind: 'run'; config: AppConfig; warnings: string[] }
+  /** `given`: the flags set by the command line, environment, TOML or .env (not left at their default) */
+  | { kind: 'run'; config: AppConfig; warnings: string[]; given: ReadonlySet<string> }
   | { kind: 'help'; text: string }
   | { kind: 'version'; text: string }
 
@@ -87,9 +88,10 @@ export function loadConfig(
     : new Map<string, Setting>()
   const environment = envLayer(env, (name) => `env ${name}`, warnings)
 
-  const config = resolve([cli, environment, toml, dotenv])
+  const given = new Set<string>()
+  const config = resolve([cli, environment, toml, dotenv], given)
   config.config = configRead
-  return { kind: 'run', config, warnings }
+  return { kind: 'run', config, warnings, given }
 }
 
 /** The configuration with every flag at its schema default (no file, env or command line). */
@@ -291,12 +293,16 @@ function defaultSetting(def: FlagDef): Setting {
   return { raw, where: 'default' }
 }
 
-/** Picks the highest layer that sets each flag, parses it and nests `section.key` flags. */
-function resolve(layers: Layer[]): AppConfig {
+/** Picks the highest layer that sets each flag (noted in `given`), parses it and nests `section.key` flags. */
+function resolve(layers: Layer[], given?: Set<string>): AppConfig {
   const out: Record<string, unknown> = {}
   const where = new Map<string, string>()
   for (const def of DEFS) {
-    const setting = layers.map((l) => l.get(def.name)).find((s) => s !== undefined) ?? defaultSetting(def)
+    const found = layers.map((l) => l.get(def.name)).find((s) => s !== undefined)
+    if (found !== undefined) {
+      given?.add(def.name)
+    }
+    const setting = found ?? defaultSetting(def)
     where.set(def.name, setting.where)
     const value = parseSetting(def, setting)
     const { section, key } = tomlLocation(def.name)

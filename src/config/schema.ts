@@ -96,7 +96,7 @@ export const SCHEMA = [
   { name: 'storage.url', type: 'string', default: 'duckdb:./data/db-adapter.duckdb', env: ['DB_ADAPTER_STORAGE_URL'],
     rule: STORAGE_URL, description: 'storage backend: duckdb:<path>, duckdb::memory: or postgres://...' },
   { name: 'auth.rootPassword', type: 'string', default: DEFAULT_PASSWORD, env: ['DB_ADAPTER_AUTH_ROOT_PASSWORD'],
-    description: 'password of the root user when the catalog is created' },
+    description: 'password of the root user: sets it when the catalog is created and, when given (flag, env, TOML or .env), replaces a different stored one at start; left at its default, the stored password (ALTER USER root PASS) is kept' },
   { name: 'rest.tokens', type: 'stringArray', default: [], env: ['DB_ADAPTER_REST_TOKENS'], rule: TOKEN_PAIR,
     description: 'token=user pairs accepted in the ?token= query parameter' },
   { name: 'http.maxBodySize', type: 'size', default: '64MB', env: ['DB_ADAPTER_HTTP_MAX_BODY_SIZE'], rule: POSITIVE,

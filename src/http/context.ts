@@ -26,7 +26,7 @@ declare module 'hono' {
 }
 
 /** Socket peer address; absent under `app.request()` in tests, where there is no socket. */
-function peerAddress(c: Context): string | undefined {
+export function peerAddress(c: Context): string | undefined {
   try {
     return getConnInfo(c).remote.address
   } catch {

@@ -31,6 +31,8 @@ export const STATUS = {
   internal: 500,
   storageUnavailable: 503,
   paused: 503,
+  loginThrottled: 429,
+  loginBusy: 503,
 } as const
 
 /** TDengine's code for errors of the adapter itself (not of the database). */
@@ -54,6 +56,7 @@ export interface RestFailure {
   status: number
   code: number
   desc: string
+  headers?: Record<string, string>
 }
 
 export function isFailure<T extends object>(x: T | RestFailure): x is RestFailure {
@@ -80,6 +83,23 @@ export const problems = {
   wrongCredentials: (): Problem => ({ status: STATUS.unauthorized, desc: 'Authentication failure: wrong user name or password' }),
   /** TDengine's 0x0303 (771) as an HTTP answer: the user may not do this to this database */
   forbidden: (desc: string): Problem => ({ status: STATUS.forbidden, desc, code: TD.MND_NO_RIGHTS }),
+  /** too many wrong passwords from one address (http/auth/login-throttle.ts): refused without checking */
+  loginThrottled: (address: string, retryAfterMs: number): RestFailure => {
+    const s = Math.max(1, Math.ceil(retryAfterMs / 1000))
+    return {
+      status: STATUS.loginThrottled,
+      code: TD_GENERIC,
+      desc: `too many failed logins from ${address}; retry in ${s} s`,
+      headers: { 'Retry-After': String(s) },
+    }
+  },
+  /** the password-verification queue is full (many addresses at once): refused, not queued */
+  loginBusy: (): RestFailure => ({
+    status: STATUS.loginBusy,
+    code: TD_GENERIC,
+    desc: 'too many logins are being verified; retry in 1 s',
+    headers: { 'Retry-After': '1' },
+  }),
   dbRequired: (desc: string): Problem => ({ status: STATUS.dbMissing, desc }),
   dbMissing: (db: string): Problem => ({
     status: STATUS.dbMissing,

@@ -116,7 +116,7 @@ export function createMetricsWriter(opts: WriteToDbOptions): MetricsWriter {
   let lastError: string | undefined
 
   async function write(): Promise<number> {
-    if (!(await opts.storage.catalog.verifyUser(opts.user, opts.password))) {
+    if (!(await opts.storage.catalog.verifyUser(opts.user, opts.password, 'monitor.writeToDB'))) {
       throw new Error(`monitor.user ${JSON.stringify(opts.user)}: authentication failed (check monitor.user / monitor.password)`)
     }
     const points = await metricsToPoints(opts.registry, opts.identity, BigInt(now()))

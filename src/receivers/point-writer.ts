@@ -172,7 +172,7 @@ export class PointWriter {
     const o = this.#o
     const { catalog } = o.storage
     try {
-      if (!(await catalog.verifyUser(o.user, o.password))) {
+      if (!(await catalog.verifyUser(o.user, o.password, `receiver:${o.receiver}`))) {
         o.metrics.points.inc({ receiver: o.receiver, result: 'dropped' }, batch.length)
         this.#log.error('auth', { receiver: o.receiver, user: o.user }, `${o.receiver}: user "${o.user}" cannot log in; check ${o.receiver}.user and ${o.receiver}.password`)
         return 'done'

@@ -6,6 +6,7 @@
 import type { AppConfig } from '../config/types.js'
 import type { LineProtoWorkers } from '../ingest/lineproto/worker-pool.js'
 import type { Schemaless } from '../ingest/types.js'
+import type { LoginGuard } from '../http/auth/login-guard.js'
 import type { Logger } from '../logger.js'
 import type { IngestMetrics } from '../monitor/ingest-metrics.js'
 import type { Storage } from '../sql/catalog/types.js'
@@ -14,6 +15,8 @@ export interface IngestDeps {
   config: AppConfig
   storage: Storage
   logger: Logger
+  /** optional: the process's one login guard, shared by /rest and the write routes (one per module without it) */
+  logins?: LoginGuard
   /** optional: share one schemaless core with other ingestion paths (built from config when absent) */
   schemaless?: Schemaless
   /** optional: rows written and rejected by protocol on /metrics */

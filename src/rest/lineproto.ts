@@ -17,6 +17,7 @@
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
+import { LoginGuard } from '../http/auth/login-guard.js'
 import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import { BodyPool } from '../ingest/body-pool.js'
@@ -79,7 +80,7 @@ export function createLineprotoRoutes(deps: IngestDeps & { schemaless: Schemales
     }),
     checkTarget,
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
-    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    verifyUser(deps.logins ?? new LoginGuard(deps.storage.catalog), refuse),
     authorize(deps.storage.catalog, {
       db: (c) => (c as Context<LineprotoEnv>).get('params').db,
       access: 'write',

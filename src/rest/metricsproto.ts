@@ -16,6 +16,7 @@ import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { RemoteStream } from '../ingest/metricsproto/stream.js'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
+import { LoginGuard } from '../http/auth/login-guard.js'
 import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { IngestDeps } from './ingest-deps.js'
@@ -60,7 +61,7 @@ function admission(deps: IngestDeps, access: 'read' | 'write') {
           : refuse(problems.unauthorized('authentication required: configure basic_auth for this remote endpoint', true)),
     }),
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
-    verifyUser(deps.storage.catalog, () => refuse(problems.wrongCredentials())),
+    verifyUser(deps.logins ?? new LoginGuard(deps.storage.catalog), refuse),
     authorize(deps.storage.catalog, {
       db: (c) => c.req.param('db') ?? '',
       access,

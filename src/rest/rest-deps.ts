@@ -4,6 +4,7 @@
  * from; src/lifecycle.ts provides it.
  */
 import type { AppConfig } from '../config/types.js'
+import type { LoginGuard } from '../http/auth/login-guard.js'
 import type { Logger } from '../logger.js'
 import type { SqlExecutor } from '../sql/result.js'
 import type { Storage } from '../sql/catalog/types.js'
@@ -20,6 +21,8 @@ export interface RestDeps {
   storage: Storage
   sql: SqlExecutor
   logger: Logger
+  /** optional: the process's one login guard, shared by /rest and the write routes (one per module without it) */
+  logins?: LoginGuard
   /** optional: without it nothing is ever paused */
   gate?: RestGate
   /** optional: the HTTP SQL log of `log.enableRecordHttpSql` (LoggerHandle.sqlLogger) */

@@ -1,5 +1,6 @@
 import { Hono } from 'hono'
 import { createAuthenticator } from '../http/auth/authorization.js'
+import { LoginGuard } from '../http/auth/login-guard.js'
 import { handleLogin, handleLoginMalformed } from './login.js'
 import type { RestDeps } from './rest-deps.js'
 import { tdengineAuth } from '../http/middleware/auth.js'
@@ -14,7 +15,8 @@ import { handleVgidGet, handleVgidPost } from './vgid.js'
  */
 export function createRestRoutes(deps: RestDeps): Hono {
   const app = new Hono()
-  const authenticator = createAuthenticator(deps.storage.catalog, deps.config.rest.tokens)
+  const logins = deps.logins ?? new LoginGuard(deps.storage.catalog)
+  const authenticator = createAuthenticator(logins, deps.config.rest.tokens)
 
   // "all paused" refuses every /rest route before auth (adapter-behaviour 2.1), with Retry-After
   // (also added to the SQL handler's query-paused 503)
@@ -36,7 +38,7 @@ export function createRestRoutes(deps: RestDeps): Hono {
   app.post('/sql/:db/vgid', vgidAuth, (c) => handleVgidPost(c, deps))
   app.post('/sql/:db', sqlAuth, (c) => handleSql(c, deps))
   app.get('/vgid', vgidAuth, (c) => handleVgidGet(c, deps))
-  app.get('/login/:user/:password', (c) => handleLogin(c, deps))
+  app.get('/login/:user/:password', (c) => handleLogin(c, logins))
   app.get('/login/*', () => handleLoginMalformed())
   app.get('/login', () => handleLoginMalformed())
   return app

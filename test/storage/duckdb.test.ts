@@ -25,7 +25,7 @@ runStorageSuite('duckdb file', () => openStorage(`duckdb:${file}`, { rootPasswor
 })
 
 describe('openStorage', () => {
-  it('creates the file and parent directories, root password only at first start', async () => {
+  it('creates the file and parent directories; the root password is kept unless given and different', async () => {
     const path = join(dir, 'a', 'b', 'first.duckdb')
     const s1 = await openStorage(`duckdb:${path}`, { rootPassword: 'first-secret' })
     expect(existsSync(path)).toBe(true)
@@ -39,6 +39,19 @@ describe('openStorage', () => {
     await s2.close()
     expect(await s2.engine.healthy()).toBe(false)
     await expect(s2.engine.query('SELECT 1')).rejects.toThrow(/closed/)
+    // a given password (--auth.rootPassword set by the operator) replaces a different stored one
+    let applied = 0
+    const opts = { rootPassword: 'third', rootPasswordGiven: true, onRootPasswordApplied: () => applied++ }
+    const s3 = await openStorage(`duckdb:${path}`, opts)
+    expect(applied).toBe(1)
+    expect(await s3.catalog.verifyUser('root', 'third')).toBe(true)
+    expect(await s3.catalog.verifyUser('root', 'first-secret')).toBe(false)
+    await s3.close()
+    // given again and equal: nothing to replace
+    const s4 = await openStorage(`duckdb:${path}`, opts)
+    expect(applied).toBe(1)
+    expect(await s4.catalog.verifyUser('root', 'third')).toBe(true)
+    await s4.close()
   })
 
   it('names the file when it cannot be opened', async () => {

@@ -1,7 +1,7 @@
-import type { Catalog } from '../../sql/catalog/types.js'
 import { isFailure, type RestFailure } from '../error-table.js'
 import { decodeBasic } from './basic.js'
 import type { Credentials } from './basic.js'
+import type { LoginGuard } from './login-guard.js'
 import { decodeTaosdToken } from './taosd-token.js'
 
 export const AUTH_ERRORS = {
@@ -53,15 +53,16 @@ export function parseTokenMap(entries: readonly string[]): Map<string, string> {
 export interface Authenticator {
   /**
    * Resolves the user of a request: a configured `?token=` wins (no password needed), otherwise
-   * the Authorization header is parsed and verified against the user table.
+   * the Authorization header is parsed and verified through the login guard (`peer`: the socket's
+   * remote address, for its back-off).
    */
-  authenticate(header: string | undefined, queryToken: string | undefined): Promise<{ user: string } | RestFailure>
+  authenticate(header: string | undefined, queryToken: string | undefined, peer: string | undefined): Promise<{ user: string } | RestFailure>
 }
 
-export function createAuthenticator(catalog: Catalog, tokens: readonly string[]): Authenticator {
+export function createAuthenticator(logins: LoginGuard, tokens: readonly string[]): Authenticator {
   const tokenMap = parseTokenMap(tokens)
   return {
-    async authenticate(header, queryToken) {
+    async authenticate(header, queryToken, peer) {
       if (queryToken !== undefined && queryToken !== '') {
         const user = tokenMap.get(queryToken)
         // An unknown token is ignored (taosAdapter never reads it); the header decides.
@@ -73,8 +74,8 @@ export function createAuthenticator(catalog: Catalog, tokens: readonly string[])
       if (isFailure(parsed)) {
         return parsed
       }
-      const ok = await catalog.verifyUser(parsed.user, parsed.password)
-      return ok ? { user: parsed.user } : AUTH_ERRORS.authFailure
+      const outcome = await logins.login(parsed.user, parsed.password, peer)
+      return outcome === 'wrong' ? AUTH_ERRORS.authFailure : outcome
     },
   }
 }

@@ -16,9 +16,10 @@ import type { Catalog } from '../../sql/catalog/types.js'
 import type { DbPrivilege } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
 import type { Authenticator } from '../auth/authorization.js'
+import type { LoginGuard } from '../auth/login-guard.js'
 import { decodeBasic } from '../auth/basic.js'
-import { isFailure, type RestFailure } from '../error-table.js'
-import '../context.js'
+import { isFailure, problems, type Problem, type RestFailure } from '../error-table.js'
+import { peerAddress } from '../context.js'
 
 /** Why presented credentials are refused: no header, an unusable one, an empty user or password. */
 export type CredentialsProblem = 'absent' | 'malformed' | 'empty'
@@ -52,12 +53,20 @@ export function basicCredentials(opts: BasicCredentialsOptions): MiddlewareHandl
   }
 }
 
-/** Verifies the credentials basicCredentials put on the context; wrong ones get `refuse()`. */
-export function verifyUser(catalog: Catalog, refuse: () => Response): MiddlewareHandler {
+/**
+ * Verifies the credentials basicCredentials put on the context through the login guard; wrong
+ * ones get `refuse(wrongCredentials)`, a backed-off address or a full verification queue their
+ * 429 / 503 with Retry-After.
+ */
+export function verifyUser(logins: LoginGuard, refuse: (problem: Problem) => Response): MiddlewareHandler {
   return async function verifyUser(c, next) {
     const { user, password } = c.get('credentials')
-    if (!(await catalog.verifyUser(user, password))) {
-      return refuse()
+    const outcome = await logins.login(user, password, peerAddress(c))
+    if (outcome === 'wrong') {
+      return refuse(problems.wrongCredentials())
+    }
+    if (isFailure(outcome)) {
+      return refuse(outcome)
     }
     c.set('user', user)
     await next()
@@ -120,7 +129,7 @@ export function tdengineAuth(opts: TdengineAuthOptions): MiddlewareHandler {
   return async function tdengineAuth(c, next) {
     let who: Awaited<ReturnType<Authenticator['authenticate']>>
     try {
-      who = await opts.authenticator.authenticate(c.req.header('Authorization'), c.req.query('token'))
+      who = await opts.authenticator.authenticate(c.req.header('Authorization'), c.req.query('token'), peerAddress(c))
     } catch (err) {
       if (opts.failed === undefined) {
         throw err

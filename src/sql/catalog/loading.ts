@@ -1,6 +1,7 @@
 import type { DatabaseInfo, StableInfo, TableInfo } from '../../storage/td-types.js'
 import type { Engine } from '../../storage/types.js'
 import { hashPassword } from './passwords.js'
+import { rootPasswordDiffers, type RootPasswordOptions } from './root-password.js'
 import { DATABASES_SELECT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
 import { CATALOG_LOCK, CatalogState } from './state.js'
 import { mapOf, VersionedMap } from './versioned-map.js'
@@ -46,14 +47,14 @@ export abstract class LoadingCatalog extends CatalogState {
   }
 
   /** Background retries of `init` while storage is unavailable at start (backoff up to 5 s). */
-  retryInit(rootPassword: string, firstError: unknown, delayMs: number): void {
+  retryInit(root: RootPasswordOptions, firstError: unknown, delayMs: number): void {
     this.loadError = firstError
     const attempt = (delay: number): void => {
       if (this.closed) {
         return
       }
       this.retryTimer = setTimeout(() => {
-        this.init(rootPassword).then(
+        this.init(root).then(
           () => {
             // loaded; waiters resolved by init
           },
@@ -115,7 +116,7 @@ export abstract class LoadingCatalog extends CatalogState {
     return this.missRefresh
   }
 
-  async init(rootPassword: string): Promise<void> {
+  async init(root: RootPasswordOptions): Promise<void> {
     const cs = this.d.quoteIdent(this.d.catalogSchema)
     const lock = this.hooks.withAdvisoryLock
     // CREATE ... IF NOT EXISTS is not race-free between processes on PostgreSQL (two replicas
@@ -142,20 +143,33 @@ export abstract class LoadingCatalog extends CatalogState {
       // catalogs written before databases had owners: those databases are root's (NULL reads as root)
       await tx.exec(`ALTER TABLE ${this.cat('databases')} ADD COLUMN IF NOT EXISTS owner VARCHAR`)
     })
-    // the root user exists before the catalog counts as loaded: no request may see it missing
-    const hash = await hashPassword(rootPassword)
+    // the root user exists before the catalog counts as loaded: no request may see it missing;
+    // a given --auth.rootPassword replaces a different stored one (root-password.ts)
+    const hash = await hashPassword(root.rootPassword)
+    let applied = false
     await this.mutex.run(() =>
       inTx(async () => {
         await this.load()
-        if (!this.users.has('root')) {
+        const stored = this.users.get('root')
+        if (!stored) {
           const u: UserRecord = { name: 'root', hash, super: true, enable: true, sysinfo: true, createdb: true, createdAt: Date.now() }
           await this.engine.exec(
             `INSERT INTO ${this.cat('users')} (name, hash, is_super, enabled, sysinfo, createdb, created_at) VALUES ('root', ${this.s(hash)}, TRUE, TRUE, TRUE, TRUE, ${u.createdAt})`,
           )
           this.users.set('root', u)
+        } else if (await rootPasswordDiffers(root, stored.hash)) {
+          await this.engine.exec(`UPDATE ${this.cat('users')} SET hash = ${this.s(hash)} WHERE name = 'root'`)
+          this.users.set('root', { ...stored, hash })
+          this.authCache.delete('root')
+          // running replicas re-read the user (they would accept the old password until then)
+          await this.hooks.notifyCatalogChange?.('catalog')
+          applied = true
         }
       }),
     )
+    if (applied) {
+      root.onRootPasswordApplied?.()
+    }
     this.isLoaded = true
     this.loadError = undefined
     for (const w of this.loadWaiters.splice(0)) {

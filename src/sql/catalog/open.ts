@@ -2,13 +2,13 @@ import { openEngine } from '../../storage/index.js'
 import { isStorageUnavailable } from '../../storage/errors.js'
 import type { Engine } from '../../storage/types.js'
 import { SqlCatalog } from './sql-catalog.js'
+import type { RootPasswordOptions } from './root-password.js'
 import type { ReplicaHooks } from './state.js'
 import type { LoadableCatalog, Storage, StorageOptions } from './types.js'
 
 /** Opening the catalog over an engine, and both together from a storage URL (lifecycle). */
 
-interface OpenCatalogOptions {
-  rootPassword: string
+interface OpenCatalogOptions extends RootPasswordOptions {
   /**
    * When the catalog cannot be read because storage is unavailable: resolve anyway with a catalog
    * that keeps retrying in the background and answers StorageUnavailableError until loaded
@@ -31,13 +31,13 @@ export async function openCatalog(engine: Engine, opts: OpenCatalogOptions): Pro
     })
   }
   try {
-    await c.init(opts.rootPassword)
+    await c.init(opts)
   } catch (err) {
     if (!opts.lazy || !isStorageUnavailable(err)) {
       c.close()
       throw err
     }
-    c.retryInit(opts.rootPassword, err, opts.retryMs ?? 250)
+    c.retryInit(opts, err, opts.retryMs ?? 250)
   }
   return c
 }
@@ -53,7 +53,12 @@ export async function openStorage(url: string, opts: StorageOptions): Promise<St
   const lazy = engine.dialect.name === 'postgres'
   let catalog: LoadableCatalog
   try {
-    catalog = await openCatalog(engine, { rootPassword: opts.rootPassword, lazy })
+    catalog = await openCatalog(engine, {
+      rootPassword: opts.rootPassword,
+      ...(opts.rootPasswordGiven === undefined ? {} : { rootPasswordGiven: opts.rootPasswordGiven }),
+      ...(opts.onRootPasswordApplied === undefined ? {} : { onRootPasswordApplied: opts.onRootPasswordApplied }),
+      lazy,
+    })
   } catch (err) {
     await engine.close()
     throw err

@@ -1,7 +1,7 @@
-import { timingSafeEqual } from 'node:crypto'
 import type { DatabaseInfo, DbPrivilege, StableInfo, TableInfo, UserInfo } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
-import { checkPassword, hashPassword, sha256 } from './passwords.js'
+import { verifyQueue } from './credential-cache.js'
+import { checkPassword, hashPassword } from './passwords.js'
 import type { UserRecord } from './row-codecs.js'
 import { TableDdl } from './table-ddl.js'
 import type { LoadableCatalog } from './types.js'
@@ -10,8 +10,6 @@ import type { LoadableCatalog } from './types.js'
  * The catalog as opened (openCatalog): the lookups every statement and line-protocol series makes,
  * and users. Its parts, from state.ts up, hold loading, replica sync and DDL.
  */
-
-const AUTH_CACHE_MS = 60_000
 
 /** the database name of a grant `ON *.*` */
 export const ALL_DATABASES = '*'
@@ -185,22 +183,26 @@ export class SqlCatalog extends TableDdl implements LoadableCatalog {
     })
   }
 
-  async verifyUser(name: string, password: string): Promise<boolean> {
+  isVerified(name: string, password: string): boolean {
+    this.ready()
+    const u = this.users.get(name)
+    return u !== undefined && u.enable && this.authCache.has(name, password, u.hash)
+  }
+
+  async verifyUser(name: string, password: string, client = 'internal'): Promise<boolean> {
     this.ready()
     const u = this.users.get(name)
     if (!u || !u.enable) {
       return false
     }
-    const digest = sha256(password)
-    const hit = this.authCache.get(name)
-    if (hit && hit.until > Date.now() && timingSafeEqual(hit.digest, digest)) {
+    const hash = u.hash
+    if (this.authCache.has(name, password, hash)) {
       return true
     }
-    const hash = u.hash
-    const ok = await checkPassword(password, hash)
-    // only cache when the user was not changed while scrypt ran
-    if (ok && this.users.get(name)?.hash === hash) {
-      this.authCache.set(name, { digest, until: Date.now() + AUTH_CACHE_MS })
+    // scrypt through the bounded, fair queue (throws QueueFullError when it is full)
+    const ok = await verifyQueue.run(client, () => checkPassword(password, hash))
+    if (ok) {
+      this.authCache.set(name, password, hash)
     }
     return ok
   }

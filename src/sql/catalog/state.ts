@@ -6,6 +6,7 @@ import type { Engine } from '../../storage/types.js'
 import { TD, TdError, dbNotExist } from '../../td-error.js'
 import type { UserRecord } from './row-codecs.js'
 import { VersionedMap } from './versioned-map.js'
+import { CredentialCache } from './credential-cache.js'
 
 /**
  * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs
@@ -54,7 +55,8 @@ export abstract class CatalogState {
   protected grants = new Map<string, Map<DbPrivilege, PrivilegeInfo>>()
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   protected nextTid = new Map<string, number>()
-  protected authCache = new Map<string, { digest: Buffer; until: number }>()
+  /** credentials verified a moment ago (credential-cache.ts) */
+  protected authCache = new CredentialCache()
   /** every mutation, load and refresh runs under it (every backend) */
   protected readonly mutex = new Mutex()
   protected isLoaded = false

@@ -92,8 +92,14 @@ export interface Catalog {
   alterUserPassword(name: string, password: string): Promise<void>
   alterUser(name: string, opts: Partial<UserInfo>): Promise<void>
   dropUser(name: string): Promise<void>
-  /** true when the user exists, is enabled and the password matches (cached, constant-time compare) */
-  verifyUser(name: string, password: string): Promise<boolean>
+  /**
+   * true when the user exists, is enabled and the password matches. Verified credentials are
+   * cached (credential-cache.ts); a miss runs scrypt in the process's bounded queue, in turns fair
+   * across `client`s (an address, a receiver), and throws QueueFullError when that queue is full.
+   */
+  verifyUser(name: string, password: string, client?: string): Promise<boolean>
+  /** true when verifyUser would answer true from its cache, without any work */
+  isVerified(name: string, password: string): boolean
 
   // privileges on databases (GRANT / REVOKE); the rules that apply them are in access.ts
   listPrivileges(): PrivilegeInfo[]
@@ -134,5 +140,9 @@ export interface Storage {
 
 export interface StorageOptions {
   rootPassword: string
+  /** the operator set `rootPassword` (--auth.rootPassword given): a different stored one is replaced (root-password.ts) */
+  rootPasswordGiven?: boolean
+  /** called when the stored root password was replaced by the given one */
+  onRootPasswordApplied?: () => void
   pool?: AppConfig['pool']
 }
