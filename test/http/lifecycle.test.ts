@@ -4,7 +4,7 @@
  */
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { SHUTDOWN_GRACE_MS, redactUrl, startAdapter } from '../../src/lifecycle.js'
+import { redactUrl, startAdapter } from '../../src/lifecycle.js'
 import { testAdapterConfig } from '../lib/adapter-config.js'
 
 function testConfig() {
@@ -66,8 +66,11 @@ describe('startAdapter', () => {
     expect(stopped).toBe(true)
   })
 
-  it('stop() cuts requests still running after the grace period', async () => {
-    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+  it('stop() cuts requests still running after shutdown.gracePeriod', async () => {
+    const config = testConfig()
+    config.shutdown.gracePeriod = 1500
+    const SHUTDOWN_GRACE_MS = config.shutdown.gracePeriod
+    const adapter = await startAdapter(config, { logger: pino({ level: 'silent' }) })
     adapter.app.get('/test/hang', () => new Promise<Response>(() => undefined))
     const hung = fetch(`${adapter.url}/test/hang`).then(
       () => 'answered',
