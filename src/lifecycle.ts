@@ -33,6 +33,7 @@ import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
+import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
@@ -160,6 +161,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       allPaused: () => gate.allPaused(),
       logger,
       metrics: createReceiverMetrics(metrics.registry),
+      kernelDrops: createKernelDropsMetric(metrics.registry),
     }
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
