@@ -5,8 +5,9 @@
  * adapters in one process on port 0 and read the bound port back.
  *
  * Shutdown order (reverse of start): readiness goes 503 (draining), the listener stops accepting,
- * in-flight requests get up to 5 s to finish (then their sockets are cut), storage closes, logs
- * are flushed.
+ * responses carry `Connection: close`, accepted requests get up to `shutdown.gracePeriod` to finish
+ * (then their sockets are cut; src/http/drain.ts), receivers flush, storage closes, logs are
+ * flushed.
  */
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,6 +16,7 @@ import { Hono } from 'hono'
 import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from './config/types.js'
 import { createApp } from './http/app.js'
+import { trackConnections, type ConnectionTracker } from './http/drain.js'
 import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
@@ -31,6 +33,7 @@ import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
+import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
@@ -77,9 +80,6 @@ export interface StartOptions {
    */
   rootPasswordGiven?: boolean
 }
-
-/** How long in-flight requests may run on after shutdown starts. */
-export const SHUTDOWN_GRACE_MS = 5000
 
 export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {
   const logHandle: LoggerHandle | undefined = opts.logger ? undefined : createLogger(config)
@@ -176,6 +176,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       allPaused: () => gate.allPaused(),
       logger,
       metrics: createReceiverMetrics(metrics.registry),
+      kernelDrops: createKernelDropsMetric(metrics.registry),
     }
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
@@ -212,10 +213,11 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         runningSampler?.stop()
         writer?.stop()
         gate.startDraining()
-        logger.info('shutting down: draining HTTP requests')
-        const cut = await closeServer(listening, SHUTDOWN_GRACE_MS)
+        const grace = config.shutdown.gracePeriod
+        logger.info({ inFlight: connectionsOf(listening).active(), gracePeriodMs: grace }, 'shutting down: draining HTTP requests')
+        const { cut } = await connectionsOf(listening).drain(grace)
         if (cut > 0) {
-          logger.warn({ connections: cut }, `requests still running after ${SHUTDOWN_GRACE_MS} ms were cut off`)
+          logger.warn({ requests: cut }, `requests still running after shutdown.gracePeriod (${grace} ms) were cut off`)
         }
         // receivers stop listening and write what they hold before storage closes
         await Promise.all(receivers.map((r) => r.stop()))
@@ -239,7 +241,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     await lineprotoWorkers?.close()
     await encodeOffload?.close()
     if (server) {
-      await closeServer(server, 0)
+      await connectionsOf(server).drain(0)
     }
     await storage?.close().catch(() => undefined)
     logger.error({ err }, 'start failed')
@@ -248,8 +250,19 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   }
 }
 
-/** Requests being answered per server, to report how many a forced shutdown cut off. */
-const activeRequests = new WeakMap<Server, { count: number }>()
+/** The connections of each listening server, for the drain at shutdown. */
+const trackers = new WeakMap<Server, ConnectionTracker>()
+
+function connectionsOf(server: Server): ConnectionTracker {
+  return trackers.get(server) as ConnectionTracker
+}
+
+/**
+ * Idle keep-alive connections live longer than clients keep theirs (Go and Prometheus: 90 s), so
+ * the client, not the server, closes an idle connection and never sends on one being closed.
+ * (Node checks headersTimeout from a request's first byte, so it need not exceed this.)
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 95_000
 
 /** A route module behind middleware (gates, span naming) without touching the module itself. */
 function guarded(module: Hono, middleware: MiddlewareHandler[], tracing: boolean): Hono {
@@ -266,14 +279,8 @@ function guarded(module: Hono, middleware: MiddlewareHandler[], tracing: boolean
 
 function listen(app: Hono, host: string, port: number, tracing = false): Promise<Server> {
   const server = createAdaptorServer({ fetch: tracing ? tracedFetch(app.fetch) : app.fetch }) as Server
-  const active = { count: 0 }
-  activeRequests.set(server, active)
-  server.on('request', (_req, res) => {
-    active.count++
-    res.once('close', () => {
-      active.count--
-    })
-  })
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  trackers.set(server, trackConnections(server))
   return new Promise<Server>((resolve, reject) => {
     const onError = (err: Error): void => {
       reject(err)
@@ -284,25 +291,6 @@ function listen(app: Hono, host: string, port: number, tracing = false): Promise
       server.off('error', onError)
       resolve(server)
     })
-  })
-}
-
-/**
- * Stops accepting, closes idle keep-alive connections at once, waits for busy ones up to
- * `graceMs`, then cuts what is left. Resolves with the number of connections cut.
- */
-function closeServer(server: Server, graceMs: number): Promise<number> {
-  return new Promise<number>((resolve) => {
-    let cut = 0
-    const timer = setTimeout(() => {
-      cut = activeRequests.get(server)?.count ?? 0
-      server.closeAllConnections()
-    }, graceMs)
-    server.close(() => {
-      clearTimeout(timer)
-      resolve(cut)
-    })
-    server.closeIdleConnections()
   })
 }
 

@@ -24,6 +24,8 @@ export const TD = {
   TSC_SQL_SYNTAX_ERROR: 534,
   TSC_LINE_SYNTAX_ERROR: 539,
   TSC_VALUE_OUT_OF_RANGE: 548,
+  /** 0x022D "Query killed": the query timeout (rest.queryTimeout) or a client that went away */
+  TSC_QUERY_KILLED: 557,
   MND_NO_RIGHTS: 771,
   MND_USER_ALREADY_EXIST: 848,
   MND_USER_NOT_EXIST: 849,

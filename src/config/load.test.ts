@@ -51,8 +51,9 @@ const SPEC_DEFAULTS: AppConfig = {
   smlAutoCreateDB: false,
   storage: { url: 'duckdb:./data/db-adapter.duckdb' },
   auth: { rootPassword: TAOSDATA },
-  rest: { tokens: [] },
+  rest: { tokens: [], queryTimeout: 0 },
   http: { maxBodySize: 64 * 1024 * 1024 },
+  shutdown: { gracePeriod: 25_000 },
   lineproto: { enable: true, parseWorkers: -1, columnarLane: true },
   tsdbproto: { enable: true },
   metricsproto: { enable: true },
@@ -65,6 +66,7 @@ const SPEC_DEFAULTS: AppConfig = {
     sqlRotationCount: 2,
     sqlRotationSize: GB,
     sqlRotationTime: 24 * 3600 * 1000,
+    slowQueryThreshold: 10_000,
   },
   cors: {
     allowAllOrigins: true,
@@ -89,7 +91,7 @@ const SPEC_DEFAULTS: AppConfig = {
   },
   pool: { idleTimeout: 0, maxConnect: 0, maxIdle: 0 },
   tmq: { releaseIntervalMultiplierForAutocommit: 2 },
-  collagent: { db: 'collagent', enable: true, password: TAOSDATA, port: 6045, ttl: 0, user: 'root', worker: 10 },
+  collagent: { db: 'collagent', enable: true, password: TAOSDATA, port: 6045, ttl: 0, user: 'root', udpReceiveBuffer: 4 * 1024 * 1024, worker: 10 },
   tsdbproto_telnet: {
     batchSize: 1,
     dbs: ['tsdbproto_telnet', 'collagent_tsdb', 'agentb_tsdb', 'agentc_tsdb'],

@@ -99,8 +99,14 @@ export const SCHEMA = [
     description: 'password of the root user: sets it when the catalog is created and, when given (flag, env, TOML or .env), replaces a different stored one at start; left at its default, the stored password (ALTER USER root PASS) is kept' },
   { name: 'rest.tokens', type: 'stringArray', default: [], env: ['DB_ADAPTER_REST_TOKENS'], rule: TOKEN_PAIR,
     description: 'token=user pairs accepted in the ?token= query parameter' },
+  { name: 'rest.queryTimeout', type: 'duration', default: '0s', env: ['DB_ADAPTER_REST_QUERY_TIMEOUT'],
+    description: 'a /rest/sql statement running longer is cancelled in the backend and answers 0x022D "Query killed"; 0s means no limit' },
   { name: 'http.maxBodySize', type: 'size', default: '64MB', env: ['DB_ADAPTER_HTTP_MAX_BODY_SIZE'], rule: POSITIVE,
     description: 'largest accepted HTTP request body (after gunzip)' },
+
+  // Shutdown (an addition of this implementation)
+  { name: 'shutdown.gracePeriod', type: 'duration', default: '25s', env: ['DB_ADAPTER_SHUTDOWN_GRACE_PERIOD'],
+    description: 'on SIGTERM: how long accepted requests may run on (new connections are refused at once) before they are cut off and storage closes' },
 
   // Protocol switches
   { name: 'lineproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_LINEPROTO_ENABLE'],
@@ -132,6 +138,8 @@ export const SCHEMA = [
     description: 'SQL log file size that starts a new file (KB, MB or GB)' },
   { name: 'log.sqlRotationTime', type: 'duration', default: '24h0m0s', env: ['DB_ADAPTER_LOG_SQL_ROTATION_TIME'],
     description: 'SQL log file period' },
+  { name: 'log.slowQueryThreshold', type: 'duration', default: '10s', env: ['DB_ADAPTER_LOG_SLOW_QUERY_THRESHOLD'],
+    description: 'a /rest/sql statement taking longer is logged at warn level (user, duration, SQL); 0s means off' },
 
   // Cross-origin: env names are the spec's full names, mixed case included
   { name: 'cors.allowAllOrigins', type: 'bool', default: true, env: ['DB_ADAPTER_CORS_ALLOW_ALL_ORIGINS'],
@@ -200,6 +208,8 @@ export const SCHEMA = [
     description: 'table time-to-live in days; 0 means none' },
   { name: 'collagent.user', type: 'string', default: 'root', env: ['DB_ADAPTER_COLLAGENT_USER'],
     description: 'database user' },
+  { name: 'collagent.udpReceiveBuffer', type: 'size', default: '4MB', env: ['DB_ADAPTER_COLLAGENT_UDP_RECEIVE_BUFFER'],
+    description: 'kernel receive buffer of the UDP socket (SO_RCVBUF; Linux caps it at net.core.rmem_max); 0 keeps the system default' },
   { name: 'collagent.worker', type: 'int', default: 10, env: ['DB_ADAPTER_COLLAGENT_WORKER'], rule: POSITIVE,
     description: 'write workers' },
 

@@ -23,8 +23,14 @@ export interface AppConfig {
   storage: { url: string }
   auth: { rootPassword: string }
   /** `--rest.tokens token=user,...`: tokens accepted in the `?token=` query parameter */
-  rest: { tokens: string[] }
+  rest: {
+    tokens: string[]
+    /** ms; 0: no limit */
+    queryTimeout: number
+  }
   http: { maxBodySize: number }
+  /** ms that accepted requests may run on after SIGTERM */
+  shutdown: { gracePeriod: number }
 
   lineproto: { enable: boolean; parseWorkers: number; columnarLane: boolean }
   tsdbproto: { enable: boolean }
@@ -39,6 +45,8 @@ export interface AppConfig {
     sqlRotationCount: number
     sqlRotationSize: number
     sqlRotationTime: number
+    /** ms; 0: off */
+    slowQueryThreshold: number
   }
 
   cors: {
@@ -74,6 +82,8 @@ export interface AppConfig {
     port: number
     ttl: number
     user: string
+    /** bytes of SO_RCVBUF; 0: the system default */
+    udpReceiveBuffer: number
     worker: number
   }
 

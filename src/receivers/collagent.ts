@@ -14,6 +14,7 @@ import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../sql/catalog/types.js'
 import { PointWriter, ThrottledLog, type ReceiverMetrics } from './point-writer.js'
+import type { KernelDropsMetric } from './udp-drops.js'
 
 export interface ReceiverDeps {
   config: AppConfig
@@ -22,6 +23,8 @@ export interface ReceiverDeps {
   allPaused: () => boolean
   logger: Logger
   metrics: ReceiverMetrics
+  /** exports the kernel's drop count of UDP sockets (absent: not exported) */
+  kernelDrops?: KernelDropsMetric
 }
 
 export interface RunningReceiver {
@@ -30,9 +33,6 @@ export interface RunningReceiver {
   /** stops receiving, writes what is queued */
   stop(): Promise<void>
 }
-
-/** Kernel receive buffer asked for: collectd sends bursts at each interval. */
-const RECV_BUFFER_BYTES = 4 * 1024 * 1024
 
 export async function startCollagentReceiver(deps: ReceiverDeps): Promise<RunningReceiver> {
   const { config, logger, metrics } = deps
@@ -53,6 +53,7 @@ export async function startCollagentReceiver(deps: ReceiverDeps): Promise<Runnin
   })
   const log = new ThrottledLog(logger)
   const socket = await bindUdp(config.host, c.port, receiver)
+  const buffer = setReceiveBuffer(socket, c.udpReceiveBuffer)
   socket.on('message', (msg, from) => {
     if (deps.allPaused()) {
       metrics.packets.inc({ receiver, result: 'dropped' })
@@ -72,13 +73,38 @@ export async function startCollagentReceiver(deps: ReceiverDeps): Promise<Runnin
   })
   socket.on('error', (err) => log.error('socket', { receiver, err }, `${receiver}: UDP socket error`))
   const port = socket.address().port
-  logger.info({ receiver, port, db: c.db }, `collectd receiver listening on UDP ${port}`)
+  logger.info({ receiver, port, db: c.db, receiveBuffer: buffer.effective }, `collectd receiver listening on UDP ${port}`)
+  if (buffer.effective !== undefined && buffer.effective < c.udpReceiveBuffer) {
+    logger.warn(
+      { receiver, asked: c.udpReceiveBuffer, effective: buffer.effective },
+      `${receiver}.udpReceiveBuffer: the kernel granted ${buffer.effective} of ${c.udpReceiveBuffer} bytes; raise net.core.rmem_max to allow more`,
+    )
+  }
+  const unwatch = deps.kernelDrops?.watch(receiver, port)
   return {
     port,
     async stop() {
+      unwatch?.()
       await new Promise<void>((resolve) => socket.close(() => resolve()))
       await writer.close()
     },
+  }
+}
+
+/**
+ * Asks the kernel for `bytes` of receive buffer (0: leave the system default). Linux caps the
+ * request at net.core.rmem_max and reports twice what it grants (its bookkeeping overhead), so
+ * the effective size is the reported one halved.
+ */
+export function setReceiveBuffer(socket: Socket, bytes: number): { effective?: number } {
+  try {
+    if (bytes > 0) {
+      socket.setRecvBufferSize(bytes)
+    }
+    const reported = socket.getRecvBufferSize()
+    return { effective: process.platform === 'linux' ? Math.floor(reported / 2) : reported }
+  } catch {
+    return {}
   }
 }
 
@@ -96,11 +122,6 @@ export async function bindUdp(host: string, port: number, flagPrefix: string): P
       })
       socket.bind(port, address, () => {
         socket.removeAllListeners('error')
-        try {
-          socket.setRecvBufferSize(RECV_BUFFER_BYTES)
-        } catch {
-          // capped by net.core.rmem_max; the default buffer still works
-        }
         resolve(socket)
       })
     })

@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http'
 import type { Context } from 'hono'
 import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
@@ -9,6 +10,7 @@ import { encodeQueryBody } from './encode/query-body.js'
 import { parseReqId, parseTz } from './params.js'
 import { jsonText } from './json-response.js'
 import type { RestDeps } from './rest-deps.js'
+import { queryDeadline, type QueryDeadline } from './query-deadline.js'
 
 const EMPTY_BODY = { status: 400, code: 4358, desc: 'request is empty' }
 const NO_SQL = { status: 400, code: 4359, desc: 'no sql input' }
@@ -42,6 +44,53 @@ function queryGateRefuses(deps: RestDeps, sql: string): boolean {
     // unparsable SQL: let execute() report the syntax error
     return false
   }
+}
+
+interface Statement {
+  reqId: bigint
+  user: string
+  db: string | undefined
+  sql: string
+}
+
+/**
+ * What runs once when a statement's answer is complete (or failed): the deadline is released,
+ * a timeout is logged, and a statement slower than `log.slowQueryThreshold` is logged.
+ */
+function finisher(deps: RestDeps, deadline: QueryDeadline, stmt: Statement): (err?: unknown) => void {
+  const started = performance.now()
+  let finished = false
+  return (err) => {
+    if (finished) {
+      return
+    }
+    finished = true
+    deadline.done()
+    const ms = Math.round(performance.now() - started)
+    const fields = { reqId: stmt.reqId.toString(), user: stmt.user, db: stmt.db, ms }
+    // a statement that ignores the signal (INSERT, DDL) and completed is merely slow
+    if (err !== undefined && deadline.timedOut()) {
+      deps.logger.warn({ ...fields, sql: logText(stmt.sql) }, `query cancelled after rest.queryTimeout (${ms} ms)`)
+      return
+    }
+    const threshold = deps.config.log.slowQueryThreshold
+    if (threshold > 0 && ms >= threshold) {
+      const outcome = err === undefined ? 'ok' : deadline.signal.aborted ? 'client gone' : 'failed'
+      deps.logger.warn({ ...fields, outcome, sql: logText(stmt.sql) }, `slow query (${ms} ms)`)
+    }
+  }
+}
+
+/** Node's response behind a Hono context served by @hono/node-server (absent under app.request). */
+function nodeOutgoing(env: unknown): ServerResponse | undefined {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing
+  return outgoing instanceof ServerResponse ? outgoing : undefined
+}
+
+/** The SQL as logged: passwords redacted, long statements shortened. */
+function logText(sql: string): string {
+  const text = redactSql(sql)
+  return text.length > 2048 ? `${text.slice(0, 2048)}... (${text.length} chars)` : text
 }
 
 /** "database / super table / table does not exist": maybe just created by another replica */
@@ -105,14 +154,19 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   if (log.isLevelEnabled('debug')) {
     log.debug({ reqId: reqId.reqId.toString(), user: user, db: defaultDb, sql: redactSql(sql) }, 'rest sql')
   }
+  // stops the backend query on rest.queryTimeout or when the client goes away
+  const deadline = queryDeadline(c.req.raw.signal, deps.config.rest.queryTimeout)
+  const done = finisher(deps, deadline, { reqId: reqId.reqId, user, db: defaultDb, sql })
   let result: SqlResult
   try {
-    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: c.req.raw.signal })
+    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: deadline.signal })
   } catch (err) {
+    done(err)
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
     return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (result.kind === 'exec') {
+    done()
     return jsonText(execBody(result.affectedRows), 200)
   }
   // gzip is done by the encoder, part by part where each part is encoded (src/http/gzip-parts.ts);
@@ -130,14 +184,19 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   try {
     first = await parts.next()
   } catch (err) {
+    done(err)
     logFailure(deps, err, reqId.reqId, 'rest sql failed on first chunk')
     return respond('tdengine', sqlProblem(err, deps.config.httpCodeServerError))
   }
   if (first.done === true) {
     // unreachable: the encoder always yields the closing part
+    done()
     return jsonText('', 500)
   }
   let pending: Uint8Array | undefined = first.value
+  // set when the response stream is cancelled (the client went away): from then on nothing may
+  // be enqueued, and the query's own failure (it was interrupted) is no error of ours
+  let cancelled = false
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -147,19 +206,41 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
           return
         }
         const n = await parts.next()
+        if (cancelled) {
+          return
+        }
         if (n.done === true) {
+          done()
           controller.close()
         } else {
           controller.enqueue(n.value)
         }
       } catch (err) {
+        done(err)
+        if (cancelled) {
+          return
+        }
         // Mid-stream failure after the 200 went out: cut the body so the client sees a broken
-        // response instead of a well-formed, silently truncated one (taosAdapter's bug).
-        log.error({ err, reqId: reqId.reqId.toString() }, 'rest sql failed while streaming')
-        controller.error(err)
+        // response instead of a well-formed, silently truncated one (taosAdapter's bug). A
+        // timeout is expected (done() logged it); anything else is ours.
+        if (!deadline.timedOut()) {
+          log.error({ err, reqId: reqId.reqId.toString() }, 'rest sql failed while streaming')
+        }
+        // Under @hono/node-server the socket is closed without the last chunk (every client then
+        // reports an incomplete body; with an errored stream the server would end the chunked
+        // body normally after an error text, and a gzip-decoding client waits forever).
+        const outgoing = nodeOutgoing(c.env)
+        if (outgoing !== undefined) {
+          outgoing.destroy()
+          controller.close()
+        } else {
+          controller.error(err)
+        }
       }
     },
     async cancel() {
+      cancelled = true
+      done(new TdError(TD.TSC_QUERY_KILLED, 'Query killed: the client closed the connection'))
       await parts.return(undefined)
     },
   })

@@ -240,6 +240,10 @@ describe('chart: defaults (embedded storage)', () => {
     const config = adapterConfig(objs)
     expect(config.monitor.incgroup).toBe(true)
     expect(config.smlAutoCreateDB).toBe(false)
+    expect(config.rest.queryTimeout).toBe(60_000)
+    // the drain ends before the kubelet's SIGKILL
+    expect(config.shutdown.gracePeriod).toBe(25_000)
+    expect(config.shutdown.gracePeriod).toBeLessThan(workload(objs).spec.template.spec.terminationGracePeriodSeconds * 1000)
     expect(c.readinessProbe).toEqual({ httpGet: { path: '/-/ping', port: 'http' }, periodSeconds: 5, timeoutSeconds: 2, successThreshold: 1, failureThreshold: 3 })
     expect(c.livenessProbe.httpGet).toEqual({ path: '/-/live', port: 'http' })
     expect(c.startupProbe.httpGet).toEqual({ path: '/-/live', port: 'http' })

@@ -2,9 +2,10 @@
  * startAdapter in-process: port 0 reporting, the real app over a real socket, graceful stop that
  * lets an in-flight request finish, and draining readiness.
  */
+import { Agent, get } from 'node:http'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import { SHUTDOWN_GRACE_MS, redactUrl, startAdapter } from '../../src/lifecycle.js'
+import { redactUrl, startAdapter } from '../../src/lifecycle.js'
 import { testAdapterConfig } from '../lib/adapter-config.js'
 
 function testConfig() {
@@ -66,8 +67,11 @@ describe('startAdapter', () => {
     expect(stopped).toBe(true)
   })
 
-  it('stop() cuts requests still running after the grace period', async () => {
-    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+  it('stop() cuts requests still running after shutdown.gracePeriod', async () => {
+    const config = testConfig()
+    config.shutdown.gracePeriod = 1500
+    const SHUTDOWN_GRACE_MS = config.shutdown.gracePeriod
+    const adapter = await startAdapter(config, { logger: pino({ level: 'silent' }) })
     adapter.app.get('/test/hang', () => new Promise<Response>(() => undefined))
     const hung = fetch(`${adapter.url}/test/hang`).then(
       () => 'answered',
@@ -81,6 +85,28 @@ describe('startAdapter', () => {
     expect(took).toBeLessThan(SHUTDOWN_GRACE_MS + 3000)
     expect(await hung).toBe('cut')
   }, 15_000)
+
+  it('keeps an idle keep-alive connection past Node\'s 5 s default (clients such as Prometheus idle for 90 s)', async () => {
+    const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const ping = (): Promise<{ status: number; reused: boolean }> =>
+      new Promise((resolve, reject) => {
+        const req = get(`${adapter.url}/-/ping`, { agent }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }))
+        })
+        req.on('error', reject)
+      })
+    try {
+      expect(await ping()).toEqual({ status: 200, reused: false })
+      await new Promise((r) => setTimeout(r, 6500))
+      // the same connection still serves: the server did not close it while idle
+      expect(await ping()).toEqual({ status: 200, reused: true })
+    } finally {
+      agent.destroy()
+      await adapter.stop()
+    }
+  }, 20_000)
 
   it('fails with the storage error for a bad storage URL', async () => {
     const config = testConfig()

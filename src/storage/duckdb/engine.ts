@@ -11,7 +11,7 @@ import { FLUSH_ROWS } from './appender.js'
 import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD } from './checkpoint.js'
 import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
-import { streamOn, watchAbort } from './stream.js'
+import { streamOn, watchAbort, whenAborted } from './stream.js'
 import { requireColumns, sourcesFor, TableCache } from './tables.js'
 import type { Newest } from './tables.js'
 import { RowWriter } from './write-rows.js'
@@ -139,7 +139,7 @@ export class DuckDBEngine implements Engine {
     return this.onReader(async (c) => {
       const stop = watchAbort(c, opts?.signal)
       try {
-        const r = await c.run(sql)
+        const r = await whenAborted(c.run(sql), opts?.signal)
         return (await r.convertRows(JSDuckDBValueConverter)) as unknown[][]
       } finally {
         stop()
@@ -345,7 +345,7 @@ async function execOn(
 ): Promise<number> {
   const stop = watchAbort(c, opts?.signal)
   try {
-    const r = await c.run(sql)
+    const r = await whenAborted(c.run(sql), opts?.signal)
     return r.rowsChanged
   } finally {
     stop()

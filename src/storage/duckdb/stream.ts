@@ -11,7 +11,7 @@ import { chunkRows } from './row-chunk.js'
  */
 export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncGenerator<RowChunk | NumericChunk> {
   const target = Math.max(1, opts?.chunkRows ?? 4096)
-  const result = await c.stream(sql)
+  const result = await whenAborted(c.stream(sql), opts?.signal)
   let buf: unknown[][] = []
   let columns: NumericChunk[] = []
   let columnRows = 0
@@ -19,7 +19,7 @@ export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOpt
     if (opts?.signal?.aborted) {
       throw abortError(opts.signal)
     }
-    const chunk = await result.fetchChunk()
+    const chunk = await whenAborted(result.fetchChunk(), opts?.signal)
     if (!chunk || chunk.rowCount === 0) {
       break
     }
@@ -60,6 +60,21 @@ export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOpt
   }
   if (buf.length > 0) {
     yield buf
+  }
+}
+
+/**
+ * The statement's outcome, except that a statement interrupted by its signal fails with the
+ * signal's reason (e.g. the query timeout's TDengine error) instead of DuckDB's "Interrupted!".
+ */
+export async function whenAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  try {
+    return await work
+  } catch (err) {
+    if (signal?.aborted === true) {
+      throw abortError(signal)
+    }
+    throw err
   }
 }
 
