@@ -28,7 +28,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
       let server: Server | undefined
       beforeAll(async () => {
         server = await startServer(await storageUrl(), (c) => {
-          c.rest.tokens = ['cftoken=root']
+          c.rest.tokens = ['cftoken=root', 'pvtoken=pv_writer']
         }, 'CONFORMANCE_URL_DEFAULT')
       })
       afterAll(async () => {

@@ -154,8 +154,10 @@ export function privilegeCases(): Case[] {
     may('pv_none', 'drop database pv_mine', true, ' (its own)'),
     { name: 'alter user pv_writer enable 0', sql: 'alter user pv_writer enable 0', expect: exec(0) },
     { name: 'a disabled user cannot log in', sql: 'select server_status()', auth: as('pv_writer'), status: 401, expect: err(855, 'Authentication failure') },
+    { name: "nor through a configured token of that user (rest.tokens pvtoken=pv_writer)", sql: 'select server_status()', query: 'token=pvtoken', auth: null, status: 401, expect: err(855, 'Authentication failure') },
     { name: 'alter user pv_writer enable 1', sql: 'alter user pv_writer enable 1', expect: exec(0) },
     may('pv_writer', 'insert into pv_db.d1 (ts, v) values (now, 4)', true, ' (enabled again)'),
+    { name: 'the token works again, with that user\'s privileges', sql: 'insert into pv_db.d1 (ts, v) values (now, 5)', query: 'token=pvtoken', auth: null, check: ok },
     // grants go with the database and with the user
     { name: 'the owner drops pv_db', sql: 'drop database pv_db', auth: as('pv_owner'), expect: exec(0) },
     { name: 'root creates pv_db again', sql: 'create database pv_db', expect: exec(0) },

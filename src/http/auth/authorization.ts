@@ -67,7 +67,8 @@ export function createAuthenticator(logins: LoginGuard, tokens: readonly string[
         const user = tokenMap.get(queryToken)
         // An unknown token is ignored (taosAdapter never reads it); the header decides.
         if (user !== undefined) {
-          return { user }
+          // a token does not outlive its user: dropped or ALTER USER ... ENABLE 0 ends it
+          return logins.enabled(user) ? { user } : AUTH_ERRORS.authFailure
         }
       }
       const parsed = parseAuthorization(header)

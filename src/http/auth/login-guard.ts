@@ -34,6 +34,11 @@ export class LoginGuard {
     this.holdMs = opts.holdMs ?? REFUSAL_HOLD_MS
   }
 
+  /** whether `user` exists and is enabled: what a configured token's user needs (no password involved) */
+  enabled(user: string): boolean {
+    return this.catalog.listUsers().some((u) => u.name === user && u.enable)
+  }
+
   /** `peer` is the socket's remote address (never a forwarded header). */
   async login(user: string, password: string, peer: string | undefined): Promise<LoginOutcome> {
     if (this.catalog.isVerified(user, password)) {
