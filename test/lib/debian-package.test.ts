@@ -6,7 +6,7 @@
  * packages (and by .ci/run on a fresh machine).
  */
 import { spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -104,5 +104,32 @@ describe('needDebianPackages', () => {
       'update',
       'install -y --no-install-recommends db-adapter-demo-pkg',
     ])
+  })
+})
+
+describe('.ci/run', () => {
+  it('installs every Debian package the tests ask for, and requires them', () => {
+    const asked = new Set<string>()
+    for (const f of readdirSync(join(REPO, 'test'), { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.ts') || f.startsWith('lib/debian-package')) {
+        continue
+      }
+      const text = readFileSync(join(REPO, 'test', f), 'utf8')
+      if (!text.includes('needDebianPackages(')) {
+        continue
+      }
+      for (const m of text.matchAll(/\{ pkg: '([^']+)'(.*)/g)) {
+        if (!m[2].includes('apt: false')) {
+          asked.add(m[1])
+        }
+      }
+    }
+    const ci = readFileSync(join(REPO, '.ci/run'), 'utf8')
+    const list = /DEBIAN_TEST_PACKAGES=\(\n([\s\S]*?)\n\)/.exec(ci)
+    expect(list).not.toBeNull()
+    const installed = list![1].split('\n').flatMap((l) => l.replace(/#.*/, '').trim().split(/\s+/)).filter(Boolean)
+    expect([...asked].sort()).toEqual([...installed].sort())
+    expect(asked.size).toBeGreaterThanOrEqual(8)
+    expect(ci).toMatch(/^export DB_ADAPTER_TEST_REQUIRE_PACKAGES=1$/m)
   })
 })
