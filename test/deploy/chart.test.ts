@@ -10,8 +10,10 @@
  * roll the pods on config changes.
  *
  * Rendering: `helm template` when helm is on the PATH, else the test-only Go renderer in
- * test/deploy/helm-render (Go text/template + sprig from Debian; .ci/run installs them), which
- * types values as Helm does (every number a float64).
+ * test/deploy/helm-render (Go text/template + sprig from Debian, installed by
+ * test/lib/debian-package.ts when they can be, else the rendering tests are skipped), which types
+ * values as Helm does (every number a float64). The overlays need kubectl (not from Debian 12:
+ * its kubernetes-client 1.20 is too old for them), skipped without it.
  *
  * Value sets: the files in test/deploy/values, some of them overlays rendered over another
  * (collectd-port.yaml over receivers.yaml, existing-secret-monitor-key.yaml over
@@ -30,13 +32,25 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1'
 import { ConfigMap, PersistentVolumeClaim, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SCHEMA, loadConfig } from '../../src/config/index.js'
+import { file, needDebianPackages, onPath, program } from '../lib/debian-package.js'
 
 const REPO = join(import.meta.dirname, '../..')
 const CHART = join(REPO, 'charts/db-adapter')
 const VALUES = join(REPO, 'test/deploy/values')
 const dir = mkdtempSync(join(tmpdir(), 'chart-test-'))
 /** `helm template` when helm is on the PATH (it does not print NOTES.txt), else the Go renderer */
-const HELM = spawnSync('sh', ['-c', 'command -v helm']).status === 0
+const HELM = onPath('helm')
+const GOCODE = '/usr/share/gocode/src'
+const renderNeed = HELM
+  ? { skip: false }
+  : needDebianPackages('chart rendering (no helm: the Go renderer)', [
+      { pkg: 'golang-go', present: program('go') },
+      { pkg: 'golang-github-masterminds-sprig-dev', present: file(join(GOCODE, 'github.com/Masterminds/sprig')) },
+      { pkg: 'golang-gopkg-yaml.v3-dev', present: file(join(GOCODE, 'gopkg.in/yaml.v3')) },
+    ])
+const kubectlNeed = needDebianPackages('k8s/ kustomize overlays', [
+  { pkg: 'kubectl', apt: false, present: program('kubectl'), hint: 'for `kubectl kustomize`, 1.21 or later: Debian 12 ships only 1.20' },
+])
 let renderer: string[] = []
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; [k: string]: any }
@@ -171,8 +185,8 @@ beforeAll(() => {
     renderer = ['helm', 'template', 'release']
     return
   }
-  if (spawnSync('sh', ['-c', 'command -v go']).status !== 0) {
-    throw new Error('neither helm nor go found: install golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev (.ci/run does)')
+  if (renderNeed.skip) {
+    return
   }
   const bin = join(dir, 'helm-render')
   execFileSync('bash', [join(REPO, 'test/deploy/helm-render/build.sh'), bin], { stdio: 'inherit' })
@@ -209,7 +223,7 @@ describe('values.schema.json', () => {
   })
 })
 
-describe('the renderer types values as Helm does', () => {
+describe.skipIf(renderNeed.skip)('the renderer types values as Helm does', () => {
   it('a number from a values file is a float64: toString prints 1000000 as 1e+06', () => {
     const chart = join(dir, 'typing-chart')
     mkdirSync(join(chart, 'templates'), { recursive: true })
@@ -221,7 +235,7 @@ describe('the renderer types values as Helm does', () => {
   })
 })
 
-describe('chart: defaults (embedded storage)', () => {
+describe.skipIf(renderNeed.skip)('chart: defaults (embedded storage)', () => {
   let objs: Obj[]
   beforeAll(() => {
     objs = render()
@@ -313,7 +327,7 @@ describe('chart: defaults (embedded storage)', () => {
   })
 })
 
-describe('chart: value sets', () => {
+describe.skipIf(renderNeed.skip)('chart: value sets', () => {
   it('postgres with 3 replicas: Deployment, URL from the Secret, PDB, spread, ServiceMonitor', () => {
     const objs = render('postgres-3-replicas.yaml')
     validateAll(objs)
@@ -445,7 +459,7 @@ describe('chart: value sets', () => {
   })
 })
 
-describe('k8s/ kustomize overlays', () => {
+describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
   const build = (overlay: string): Obj[] =>
     (loadAll(execFileSync('kubectl', ['kustomize', join(REPO, 'k8s/overlays', overlay)], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
 

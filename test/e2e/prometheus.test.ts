@@ -1,6 +1,6 @@
 /**
- * End-to-end with a real Prometheus (Debian's prometheus 2.42 and prometheus-node-exporter, as
- * ../shared/tools/peers.sh installs them; .ci/run installs them too):
+ * End-to-end with a real Prometheus (Debian's prometheus 2.42 and prometheus-node-exporter,
+ * installed by test/lib/debian-package.ts when they can be, else skipped; .ci/run requires them):
  *  - a writer Prometheus scrapes a node_exporter and itself every second and remote-writes to
  *    the adapter for a minute;
  *  - a reader Prometheus with no scrape targets at all has only remote_read (read_recent) against
@@ -17,11 +17,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { seriesKey, seriesTableName, sortLabels } from '../../src/ingest/metricsproto/series.js'
 import { sqlRows, startIngestServer } from '../ingest/server.js'
+import { needDebianPackages, program } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
 
 const WRITE_SECONDS = Number(process.env.PROM_E2E_SECONDS ?? 65)
 const DB = 'promdb'
 
+const need = needDebianPackages('real Prometheus end-to-end', [
+  { pkg: 'prometheus', present: () => program('prometheus')() && program('promtool')() },
+  { pkg: 'prometheus-node-exporter', present: program('prometheus-node-exporter') },
+])
 const dir = mkdtempSync(join(tmpdir(), 'prom-e2e-'))
 const procs: { name: string; child: ChildProcess; log: string[] }[] = []
 let adapter: RunningAdapter
@@ -70,10 +75,8 @@ function prometheusConfig(file: string, body: string): void {
 }
 
 beforeAll(async () => {
-  for (const bin of ['prometheus', 'promtool', 'prometheus-node-exporter']) {
-    if (spawnSync('sh', ['-c', `command -v ${bin}`]).status !== 0) {
-      throw new Error(`${bin} not found: install Debian's prometheus and prometheus-node-exporter (.ci/run does; so does ../shared/tools/peers.sh install)`)
-    }
+  if (need.skip) {
+    return
   }
   adapter = await startIngestServer((c) => {
     c.smlAutoCreateDB = true
@@ -140,7 +143,7 @@ async function promql(base: string, path: string, params: Record<string, string>
   return body
 }
 
-describe('Prometheus remote write -> adapter -> remote read', () => {
+describe.skipIf(need.skip)('Prometheus remote write -> adapter -> remote read', () => {
   it(`a minute of scraped samples reads back through PromQL with the values /rest/sql shows`, async () => {
     await new Promise((r) => setTimeout(r, WRITE_SECONDS * 1000))
 

@@ -10,9 +10,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../../src/node-flags.js'
+import { needDebianPackages, program } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
+const curlNeed = needDebianPackages('gzip read back by curl', [{ pkg: 'curl', present: program('curl') }])
 
 interface Proc {
   child: ChildProcess
@@ -181,13 +183,16 @@ describe('real server process', () => {
     const zipped = await sql(query, { 'Accept-Encoding': 'gzip' })
     expect(zipped.headers.get('content-encoding')).toBe('gzip')
     expect(await zipped.text()).toBe(plain)
-    // curl decodes it as any gzip body (one member, CRC and length checked)
-    const curl = spawn('curl', ['-sS', '--fail', '--compressed', '-H', `Authorization: ${auth.Authorization}`, '--data-binary', query, `${base}/rest/sql`])
-    let out = ''
-    curl.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')))
-    const code = await new Promise((resolve) => curl.once('exit', resolve))
-    expect(code).toBe(0)
-    expect(out).toBe(plain)
+    // curl decodes it as any gzip body (one member, CRC and length checked); without curl (said
+    // on one line at load) the rest still runs: the SIGTERM test below reads this test's SQL log
+    if (!curlNeed.skip) {
+      const curl = spawn('curl', ['-sS', '--fail', '--compressed', '-H', `Authorization: ${auth.Authorization}`, '--data-binary', query, `${base}/rest/sql`])
+      let out = ''
+      curl.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')))
+      const code = await new Promise((resolve) => curl.once('exit', resolve))
+      expect(code).toBe(0)
+      expect(out).toBe(plain)
+    }
   })
 
   it('stops on SIGTERM with exit code 0 and leaves the access log in log.path', async () => {
