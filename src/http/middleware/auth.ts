@@ -12,6 +12,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { normaliseDbName } from '../../ingest/naming.js'
 import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
+import { findDatabase } from '../../sql/catalog/find-database.js'
 import type { Catalog } from '../../sql/catalog/types.js'
 import type { DbPrivilege } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
@@ -100,6 +101,8 @@ export function authorize(catalog: Catalog, opts: AuthorizeOptions): MiddlewareH
       await next()
       return
     }
+    // a database another replica created a moment ago is seen before the rules are applied
+    await findDatabase(catalog, db)
     try {
       if (opts.access === 'read') {
         requireAccess(catalog, user, db, 'read')

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream'
 import type { Storage } from '../../sql/catalog/types.js'
 import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
+import { findDatabase } from '../../sql/catalog/find-database.js'
 import { normaliseDbName } from '../naming.js'
 import { readAll } from '../read-all.js'
 import { decodeReadRequest, decodeWriteRequest } from './proto.js'
@@ -26,20 +27,31 @@ export class RemoteStream {
    * Decodes and writes a WriteRequest as `user` (RemoteDecodeError / MetricsSchemaError for bad
    * ones; TdError 771, before decoding, when the user may not write the database).
    */
-  write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
-    requireIngest(this.storage.catalog, user, normaliseDbName(db), this.opts.autoCreateDb)
+  async write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
+    await this.admit(db, user, 'write')
     return this.store.write(db, decodeWriteRequest(body), ttl, user)
   }
 
   /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
-  read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
-    requireAccess(this.storage.catalog, user, normaliseDbName(db), 'read')
+  async read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
+    await this.admit(db, user, 'read')
     return this.store.read(db, decodeReadRequest(body), rowLimit)
+  }
+
+  /** the privilege rules, against the catalog as another replica may just have changed it */
+  private async admit(rawDb: string, user: string, access: 'read' | 'write'): Promise<void> {
+    const db = normaliseDbName(rawDb)
+    await findDatabase(this.storage.catalog, db)
+    if (access === 'read') {
+      requireAccess(this.storage.catalog, user, db, 'read')
+    } else {
+      requireIngest(this.storage.catalog, user, db, this.opts.autoCreateDb)
+    }
   }
 
   /** `write` of everything `from` gives until it ends (past `limit` bytes it fails; 0: no cap). */
   async writeFrom(db: string, from: Readable, ttl: number, limit: number, user: string): Promise<RemoteWriteResult> {
-    requireIngest(this.storage.catalog, user, normaliseDbName(db), this.opts.autoCreateDb)
+    await this.admit(db, user, 'write')
     return this.write(db, await readAll(from, limit), ttl, user)
   }
 }

@@ -29,6 +29,7 @@
  */
 import { dbNotExist } from '../../td-error.js'
 import { requireIngest } from '../../sql/catalog/access.js'
+import { findDatabase } from '../../sql/catalog/find-database.js'
 import { KeyedMutex } from '../../mutex.js'
 import type { Storage } from '../../sql/catalog/types.js'
 import { normaliseDbName, stableNameOf } from '../naming.js'
@@ -82,6 +83,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   return {
     async write(rawDb, input, o) {
       const db = normaliseDbName(rawDb)
+      await findDatabase(catalog, db)
       requireIngest(catalog, o.user, db, opts.autoCreateDb)
       if (!opts.autoCreateDb && catalog.getDatabase(db) === undefined) {
         // answer before parsing a body that cannot be written anyway
@@ -119,6 +121,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
 
     async writeColumnar(rawDb, slices, o) {
       const db = normaliseDbName(rawDb)
+      await findDatabase(catalog, db)
       requireIngest(catalog, o.user, db, opts.autoCreateDb)
       return writeColumnar(columnarDeps, db, slices, o.precision, Date.now())
     },

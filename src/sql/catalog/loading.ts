@@ -217,7 +217,8 @@ export abstract class LoadingCatalog extends CatalogState {
     this.changed()
     this.nextTid = nextTid
     this.users = users
-    this.authCache.clear()
+    // no clear of authCache: its entries are checked against each user's stored hash and enable
+    // flag, so a reload (every NOTIFY from another replica) keeps the logins that are still valid
   }
 
   async refresh(): Promise<void> {
