@@ -17,7 +17,8 @@ export class RemoteStream {
 
   constructor(
     private readonly storage: Storage,
-    private readonly opts: { autoCreateDb: boolean },
+    /** maxDecodedSize: snappy bodies announcing more are refused before inflating (0: no cap) */
+    private readonly opts: { autoCreateDb: boolean; maxDecodedSize?: number },
   ) {
     this.store = createRemoteStore(storage, opts)
   }
@@ -28,13 +29,13 @@ export class RemoteStream {
    */
   write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
     requireIngest(this.storage.catalog, user, normaliseDbName(db), this.opts.autoCreateDb)
-    return this.store.write(db, decodeWriteRequest(body), ttl, user)
+    return this.store.write(db, decodeWriteRequest(body, this.opts.maxDecodedSize), ttl, user)
   }
 
   /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
   read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
     requireAccess(this.storage.catalog, user, normaliseDbName(db), 'read')
-    return this.store.read(db, decodeReadRequest(body), rowLimit)
+    return this.store.read(db, decodeReadRequest(body, this.opts.maxDecodedSize), rowLimit)
   }
 
   /** `write` of everything `from` gives until it ends (past `limit` bytes it fails; 0: no cap). */
