@@ -52,7 +52,7 @@ const SPEC_DEFAULTS: AppConfig = {
   storage: { url: 'duckdb:./data/db-adapter.duckdb' },
   auth: { rootPassword: TAOSDATA },
   rest: { tokens: [] },
-  http: { maxBodySize: 64 * 1024 * 1024 },
+  http: { maxBodySize: 64 * 1024 * 1024, maxConnections: 4096 },
   lineproto: { enable: true, parseWorkers: -1, columnarLane: true },
   tsdbproto: { enable: true },
   metricsproto: { enable: true },

@@ -101,6 +101,9 @@ export const SCHEMA = [
     description: 'token=user pairs accepted in the ?token= query parameter' },
   { name: 'http.maxBodySize', type: 'size', default: '64MB', env: ['DB_ADAPTER_HTTP_MAX_BODY_SIZE'], rule: POSITIVE,
     description: 'largest accepted HTTP request body (after gunzip)' },
+  { name: 'http.maxConnections', type: 'int', default: 4096, env: ['DB_ADAPTER_HTTP_MAX_CONNECTIONS'],
+    rule: { test: (v) => typeof v === 'number' && v >= 0, text: 'must be 0 (no cap) or a connection count' },
+    description: 'most HTTP connections open at once; more are closed as they arrive; 0: no cap' },
 
   // Protocol switches
   { name: 'lineproto.enable', type: 'bool', default: true, env: ['DB_ADAPTER_LINEPROTO_ENABLE'],

@@ -24,7 +24,8 @@ export interface AppConfig {
   auth: { rootPassword: string }
   /** `--rest.tokens token=user,...`: tokens accepted in the `?token=` query parameter */
   rest: { tokens: string[] }
-  http: { maxBodySize: number }
+  /** maxConnections: 0 means no cap */
+  http: { maxBodySize: number; maxConnections: number }
 
   lineproto: { enable: boolean; parseWorkers: number; columnarLane: boolean }
   tsdbproto: { enable: boolean }

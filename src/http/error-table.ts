@@ -120,7 +120,8 @@ export const problems = {
  */
 export function inputTooComplex(err: unknown): string | undefined {
   if (err instanceof RangeError) {
-    return `input too deeply nested or too large to process: ${err.message}`
+    const why = /call stack/i.test(err.message) ? 'input nested too deeply or too long to process' : 'input too large to process'
+    return `${why}: ${err.message}`
   }
   return undefined
 }
