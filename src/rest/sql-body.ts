@@ -9,19 +9,17 @@
  * Refusals are TDengine bodies (`{"code":..,"desc":..}`).
  */
 import type { MiddlewareHandler } from 'hono'
-import { MAX_SQL_LENGTH, sqlTooLong } from '../td-error.js'
+import { MAX_SQL_LENGTH, sqlTooLong, TD } from '../td-error.js'
 import { problems, respond, sqlProblem } from '../http/error-table.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { BodyRefusal } from '../http/body-read.js'
 
-const TD_GENERIC = 65535
-
 function refused(r: BodyRefusal): Response {
-  return respond('tdengine', { status: r.status, code: TD_GENERIC, desc: r.message })
+  return respond('tdengine', { status: r.status, code: TD.GENERIC, desc: r.message })
 }
 
 function tooLarge(limit: number): Response {
-  return respond('tdengine', { ...problems.bodyTooLarge(limit), code: TD_GENERIC })
+  return respond('tdengine', { ...problems.bodyTooLarge(limit), code: TD.GENERIC })
 }
 
 /** The body of a /rest request under http.maxBodySize (`limit`, 0: no cap). */
