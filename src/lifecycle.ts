@@ -17,6 +17,7 @@ import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from './config/types.js'
 import { createApp } from './http/app.js'
 import { trackConnections, type ConnectionTracker } from './http/drain.js'
+import { applyServerLimits, DEFAULT_SERVER_LIMITS } from './http/server-limits.js'
 import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
@@ -163,7 +164,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       sampler.start()
     }
 
-    const listening = await listen(app, config.host, config.port, tracing)
+    const listening = await listen(app, config.host, config.port, tracing, config.http.maxConnections)
     server = listening
     const port = (listening.address() as AddressInfo).port
     const url = `http://${clientHost(config.host)}:${port}`
@@ -277,10 +278,12 @@ function guarded(module: Hono, middleware: MiddlewareHandler[], tracing: boolean
   return outer
 }
 
-function listen(app: Hono, host: string, port: number, tracing = false): Promise<Server> {
+function listen(app: Hono, host: string, port: number, tracing = false, maxConnections = 0): Promise<Server> {
   const server = createAdaptorServer({ fetch: tracing ? tracedFetch(app.fetch) : app.fetch }) as Server
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   trackers.set(server, trackConnections(server))
+  // request/headers timeouts, http.maxConnections, JSON answers to parser errors (431, 400, 408)
+  applyServerLimits(server, { ...DEFAULT_SERVER_LIMITS, maxConnections })
   return new Promise<Server>((resolve, reject) => {
     const onError = (err: Error): void => {
       reject(err)

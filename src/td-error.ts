@@ -22,6 +22,7 @@ export const TD = {
   INVALID_TIMESTAMP: 295,
   TSC_INVALID_OPERATION: 512,
   TSC_SQL_SYNTAX_ERROR: 534,
+  TSC_EXCEED_SQL_LIMIT: 537,
   TSC_LINE_SYNTAX_ERROR: 539,
   TSC_VALUE_OUT_OF_RANGE: 548,
   /** 0x022D "Query killed": the query timeout (rest.queryTimeout) or a client that went away */
@@ -94,4 +95,14 @@ export function dbNotExist(_name: string): TdError {
 
 export function tableNotExist(name: string): TdError {
   return new TdError(TD.PAR_TABLE_NOT_EXIST, `Table does not exist: ${name}`)
+}
+
+/**
+ * TDengine's client refuses a statement longer than TSDB_MAX_ALLOWED_SQL_LEN (1 MiB) before
+ * parsing it: 0x0219 "SQL statement too long".
+ */
+export const MAX_SQL_LENGTH = 1024 * 1024
+
+export function sqlTooLong(): TdError {
+  return new TdError(TD.TSC_EXCEED_SQL_LIMIT, 'SQL statement too long')
 }

@@ -52,7 +52,7 @@ const SPEC_DEFAULTS: AppConfig = {
   storage: { url: 'duckdb:./data/db-adapter.duckdb' },
   auth: { rootPassword: TAOSDATA },
   rest: { tokens: [], queryTimeout: 0 },
-  http: { maxBodySize: 64 * 1024 * 1024 },
+  http: { maxBodySize: 64 * 1024 * 1024, maxConnections: 4096 },
   shutdown: { gracePeriod: 25_000 },
   lineproto: { enable: true, parseWorkers: -1, columnarLane: true },
   tsdbproto: { enable: true },
@@ -298,6 +298,7 @@ describe('environment names', () => {
       DB_ADAPTER_AUTH_ROOT_PASSWORD: 's3cret',
       DB_ADAPTER_REST_TOKENS: 'abc=root,def=alice',
       DB_ADAPTER_HTTP_MAX_BODY_SIZE: '8MB',
+      DB_ADAPTER_HTTP_MAX_CONNECTIONS: '100',
       DB_ADAPTER_DB_CONFIG_FILE: '/etc/db',
     })
     expect(config.storage.url).toBe('postgres://u:p@db:5432/x')
@@ -305,6 +306,7 @@ describe('environment names', () => {
     expect(config.auth.rootPassword).toBe('s3cret')
     expect(config.rest.tokens).toEqual(['abc=root', 'def=alice'])
     expect(config.http.maxBodySize).toBe(8 * 1024 * 1024)
+    expect(config.http.maxConnections).toBe(100)
     expect(config.dbConfigDir).toBe('/etc/db')
   })
 
@@ -475,6 +477,8 @@ describe('validation errors name flag, value and rule', () => {
       'invalid value "70000" for --port (env DB_ADAPTER_PORT): must be an integer between 1 and 65535'],
     ['port 0', ['-P', '0'], {}, 'invalid value "0" for --port (command line): must be an integer between 1 and 65535'],
     ['port not a number', ['--port=http'], {}, 'invalid value "http" for --port (command line): must be an integer'],
+    ['negative connection cap', ['--http.maxConnections=-1'], {},
+      'invalid value "-1" for --http.maxConnections (command line): must be 0 (no cap) or a connection count'],
     ['collagent port', ['--collagent.port=65536'], {},
       'invalid value "65536" for --collagent.port (command line): must be an integer between 1 and 65535'],
     ['statsagent port', [], { DB_ADAPTER_STATSAGENT_PORT: '-5' },

@@ -103,6 +103,9 @@ export const SCHEMA = [
     description: 'a /rest/sql statement running longer is cancelled in the backend and answers 0x022D "Query killed"; 0s means no limit' },
   { name: 'http.maxBodySize', type: 'size', default: '64MB', env: ['DB_ADAPTER_HTTP_MAX_BODY_SIZE'], rule: POSITIVE,
     description: 'largest accepted HTTP request body (after gunzip)' },
+  { name: 'http.maxConnections', type: 'int', default: 4096, env: ['DB_ADAPTER_HTTP_MAX_CONNECTIONS'],
+    rule: { test: (v) => typeof v === 'number' && v >= 0, text: 'must be 0 (no cap) or a connection count' },
+    description: 'most HTTP connections open at once; more are closed as they arrive; 0: no cap' },
 
   // Shutdown (an addition of this implementation)
   { name: 'shutdown.gracePeriod', type: 'duration', default: '25s', env: ['DB_ADAPTER_SHUTDOWN_GRACE_PERIOD'],

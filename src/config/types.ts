@@ -28,7 +28,8 @@ export interface AppConfig {
     /** ms; 0: no limit */
     queryTimeout: number
   }
-  http: { maxBodySize: number }
+  /** maxConnections: 0 means no cap */
+  http: { maxBodySize: number; maxConnections: number }
   /** ms that accepted requests may run on after SIGTERM */
   shutdown: { gracePeriod: number }
 

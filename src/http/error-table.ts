@@ -9,11 +9,12 @@
  *  - opentsdb: `{code: <status>, message, desc, ...}` as taosAdapter's OpenTSDB plugin writes it;
  *  - gateway (the app's error handler, 404s): `{code: <status>, desc}`.
  * Statuses are chosen for agents that retry 5xx and drop 4xx: bad data is 400, only storage
- * trouble (and the memory gate) 503 with a Retry-After.
+ * trouble (and the memory gate) 503 with a Retry-After; too large 413, too deep 400.
  */
 import { TD, TdError } from '../td-error.js'
-import { storageUnavailableIn } from '../storage/errors.js'
-import { RemoteDecodeError } from '../ingest/metricsproto/proto.js'
+import { isStorageTrouble, storageUnavailableIn } from '../storage/errors.js'
+import { DecodedTooLarge, RemoteDecodeError } from '../ingest/metricsproto/proto.js'
+import { InputTooLarge } from '../ingest/read-all.js'
 import { MetricsSchemaError } from '../ingest/metricsproto/store.js'
 import type { WriteResult } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
@@ -133,13 +134,34 @@ export const problems = {
 }
 
 /**
- * A failed schemaless or remote write or read: undecodable or unstorable data 400, a missing
- * database 404, other database errors 400, the gateway's own errors their status, anything else
- * storage trouble (503, retried). `storage` is told whether it was storage trouble (to log it).
+ * An error thrown while working through the input itself: a stack overflow on deeply nested or
+ * extremely long input (V8's RangeError "Maximum call stack size exceeded"), or a string or
+ * array too long to build. The input's fault: 400, never a 503 that agents retry forever.
  */
-function writeProblem(err: unknown, db: string): Problem & { storage?: true } {
+export function inputTooComplex(err: unknown): string | undefined {
+  if (err instanceof RangeError) {
+    const why = /call stack/i.test(err.message) ? 'input nested too deeply or too long to process' : 'input too large to process'
+    return `${why}: ${err.message}`
+  }
+  return undefined
+}
+
+/**
+ * A failed schemaless or remote write or read: undecodable or unstorable data 400, input too
+ * deep 400, a body that would inflate past http.maxBodySize 413, a missing database 404, other
+ * database errors 400, the gateway's own errors their status; 503 only for storage trouble
+ * recognised as such (isStorageTrouble), anything else is our bug (500). `logged` says whether
+ * the server's log needs it (the client only sees the status and text).
+ */
+function writeProblem(err: unknown, db: string): Problem & { logged?: true } {
   if (err instanceof RemoteDecodeError || err instanceof MetricsSchemaError) {
     return problems.badRequest(err.message)
+  }
+  if (err instanceof DecodedTooLarge) {
+    return { status: STATUS.bodyTooLarge, desc: `${err.message}: the decoded request body exceeds http.maxBodySize (${err.limit} bytes)` }
+  }
+  if (err instanceof InputTooLarge) {
+    return problems.bodyTooLarge(err.limit)
   }
   if (err instanceof TdError) {
     if (err.code === TD.MND_DB_NOT_EXIST) {
@@ -153,17 +175,25 @@ function writeProblem(err: unknown, db: string): Problem & { storage?: true } {
   if (err instanceof GatewayError) {
     return { status: err.status, desc: err.message }
   }
+  const tooComplex = inputTooComplex(err)
+  if (tooComplex !== undefined) {
+    return problems.badRequest(tooComplex)
+  }
   const detail = err instanceof Error ? err.message : String(err)
-  return { ...problems.storageUnavailable(`storage unavailable, retry later: ${detail}`), storage: true }
+  if (isStorageTrouble(err)) {
+    return { ...problems.storageUnavailable(`storage unavailable, retry later: ${detail}`), logged: true }
+  }
+  return { status: STATUS.internal, desc: `internal error: ${detail}`, logged: true }
 }
 
-/** writeProblem as `protocol`'s answer; storage trouble is logged (the client only sees a 503). */
+/** writeProblem as `protocol`'s answer; storage trouble and internal errors are logged. */
 export function writeFailed(protocol: Protocol, err: unknown, db: string, logger: Logger): Response {
   const problem = writeProblem(err, db)
-  if (problem.storage === true) {
-    logger.error({ err, db }, 'schemaless write failed')
+  if (problem.logged === true) {
+    logger.error({ err, db, status: problem.status }, 'schemaless write failed')
   }
-  return respond(protocol, problem)
+  const { logged: _logged, ...answer } = problem
+  return respond(protocol, answer)
 }
 
 /**

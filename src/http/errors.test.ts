@@ -34,11 +34,20 @@ describe('error handling', () => {
     app.get('/storage-down', () => {
       throw new Error('login check failed', { cause: new StorageUnavailableError('PostgreSQL at db:5432 is unreachable (ECONNREFUSED)') })
     })
+    app.get('/deep', () => {
+      throw new RangeError('Maximum call stack size exceeded')
+    })
     app.get('/hono', () => {
       throw new HTTPException(401, { message: 'no credentials' })
     })
     app.notFound(notFoundHandler())
     app.onError(createErrorHandler(pino({ level: 'info' }, sink)))
+  })
+
+  it('a stack overflow on hostile input -> 400, never a 5xx', async () => {
+    const res = await app.request('/deep')
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({ code: 400, desc: 'input nested too deeply or too long to process: Maximum call stack size exceeded' })
   })
 
   it('unknown path -> JSON 404 naming the path', async () => {

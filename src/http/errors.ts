@@ -9,7 +9,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import type { Logger } from '../logger.js'
 import { storageUnavailableIn } from '../storage/errors.js'
-import { problemBody, problems, STATUS, type Problem } from './error-table.js'
+import { inputTooComplex, problemBody, problems, STATUS, type Problem } from './error-table.js'
 import { GatewayError } from './gateway-error.js'
 
 /** The gateway's body of `problem`, through the context (so headers set on it stay). */
@@ -47,6 +47,12 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
         return err.getResponse()
       }
       return answer(c, { status: err.status, desc: err.message || 'request failed' })
+    }
+    const tooComplex = inputTooComplex(err)
+    if (tooComplex !== undefined) {
+      // a stack overflow on hostile input is the input's fault, and the server runs on
+      logger.debug({ reqId: requestId, msg: err.message }, 'request rejected')
+      return answer(c, problems.badRequest(tooComplex))
     }
     const unavailable = storageUnavailableIn(err)
     if (unavailable) {

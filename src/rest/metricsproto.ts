@@ -28,7 +28,11 @@ import { parseTtl } from './params.js'
  * (src/lifecycle.ts: writeGate, queryGate) in front of everything else.
  */
 export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read: Hono } {
-  const store = new RemoteStream(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
+  const store = new RemoteStream(deps.storage, {
+    autoCreateDb: deps.config.smlAutoCreateDB,
+    // a snappy body may not inflate past http.maxBodySize either (checked from its preamble)
+    maxDecodedSize: deps.config.http.maxBodySize,
+  })
   const write = new Hono()
   write.post('/remote_write/:db', checkTtl, ...admission(deps, 'write'), (c) => handleWrite(c, deps, store))
   const read = new Hono()

@@ -7,6 +7,7 @@ import { tdengineAuth } from '../http/middleware/auth.js'
 import { restRetryAfter } from '../http/middleware/gate.js'
 import { respond, sqlProblem, type RestFailure } from '../http/error-table.js'
 import { handleSql } from './sql-handler.js'
+import { restBody, sqlBody } from './sql-body.js'
 import { handleVgidGet, handleVgidPost } from './vgid.js'
 
 /**
@@ -32,11 +33,14 @@ export function createRestRoutes(deps: RestDeps): Hono {
   })
   // (a storage failure while authenticating goes to the app's error handler, as it always has)
   const vgidAuth = tdengineAuth({ authenticator, refuse: (f) => respond('tdengine', f) })
-  app.post('/sql', sqlAuth, (c) => handleSql(c, deps))
+  // bodies are read after authentication, under http.maxBodySize (and TDengine's 1 MiB for SQL)
+  const maxBody = deps.config.http.maxBodySize
+  const statement = sqlBody(maxBody, deps.config.httpCodeServerError)
+  app.post('/sql', sqlAuth, ...statement, (c) => handleSql(c, deps))
   // `@tdengine/rest` posts to `/rest/sql/` by default: a direct alias, never a redirect.
-  app.post('/sql/', sqlAuth, (c) => handleSql(c, deps))
-  app.post('/sql/:db/vgid', vgidAuth, (c) => handleVgidPost(c, deps))
-  app.post('/sql/:db', sqlAuth, (c) => handleSql(c, deps))
+  app.post('/sql/', sqlAuth, ...statement, (c) => handleSql(c, deps))
+  app.post('/sql/:db/vgid', vgidAuth, ...restBody(maxBody), (c) => handleVgidPost(c, deps))
+  app.post('/sql/:db', sqlAuth, ...statement, (c) => handleSql(c, deps))
   app.get('/vgid', vgidAuth, (c) => handleVgidGet(c, deps))
   app.get('/login/:user/:password', (c) => handleLogin(c, logins))
   app.get('/login/*', () => handleLoginMalformed())

@@ -135,7 +135,9 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   if (isFailure(reqId)) {
     return respond('tdengine', reqId)
   }
-  const raw = await c.req.text()
+  // read under the caps by the route's middleware (sql-body.ts); a UTF-8 BOM is dropped as
+  // Request.text() would
+  const raw = new TextDecoder().decode(c.get('body').bytes)
   if (raw.length === 0) {
     return respond('tdengine', EMPTY_BODY)
   }

@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import '../http/context.js'
 import { dbNotExist } from '../td-error.js'
 import { vgroupOf } from '../sql/vgroup.js'
 import type { DatabaseInfo } from '../storage/td-types.js'
@@ -40,7 +41,7 @@ export async function handleVgidPost(c: Context, deps: RestDeps): Promise<Respon
   const db = c.req.param('db') ?? ''
   let tables: unknown
   try {
-    tables = JSON.parse(await c.req.text())
+    tables = JSON.parse(new TextDecoder().decode(c.get('body').bytes))
   } catch (err) {
     return respond('tdengine', problems.badRequest((err as Error).message))
   }

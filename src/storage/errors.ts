@@ -30,3 +30,36 @@ export function storageUnavailableIn(err: unknown): StorageUnavailableError | un
 export function abortError(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('query aborted')
 }
+
+/** DuckDB's error types that mean the database cannot do the work now (not that the request is wrong). */
+const DUCKDB_TROUBLE = /^(IO|Out of Memory|Connection|Fatal|Transaction|TransactionContext) Error:/
+/** SQLSTATE classes of the same for PostgreSQL: connection, rollback (serialization, deadlock), resources, operator intervention, system. */
+const PG_TROUBLE = /^(08|40|53|57|58)[0-9A-Z]{3}$/
+/** query_canceled: a statement stopped on purpose (timeout, client gone), not an outage */
+const PG_CANCELED = '57014'
+/** Node's errors of a backend connection going away. */
+const NET_TROUBLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'ENOSPC', 'EIO'])
+
+/**
+ * Whether `err` (or a cause of it) is storage trouble that retrying later can fix, recognised
+ * positively: StorageUnavailableError, a DuckDB I/O, memory, connection or transaction-conflict
+ * error, a PostgreSQL error of those SQLSTATE classes, a connection or disk errno. Anything
+ * else is the request's fault or the adapter's bug, never a 503.
+ */
+export function isStorageTrouble(err: unknown): boolean {
+  if (storageUnavailableIn(err) !== undefined) {
+    return true
+  }
+  let e: unknown = err
+  for (let depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (DUCKDB_TROUBLE.test(e.message)) {
+      return true
+    }
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && code !== PG_CANCELED && (PG_TROUBLE.test(code) || NET_TROUBLE.has(code))) {
+      return true
+    }
+    e = e.cause
+  }
+  return false
+}

@@ -184,8 +184,9 @@ describe('remote write', () => {
     expect(notSnappy.text).toMatch(/not snappy/)
     const badTtl = await post(`${base}/metricsproto/v1/remote_write/prom?ttl=x`, fixture, { Authorization: ROOT_AUTH })
     expect(badTtl.status).toBe(400)
-    // limited has smlAutoCreateDB off
-    const missing = await writeTo('nosuchdb', fixture, { Authorization: ROOT_AUTH }, limited.url)
+    // limited has smlAutoCreateDB off (and a 64 KiB cap, which the fixture inflates past: a small body)
+    const small = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'up' }], samples: [{ value: 1, timestamp: 1 }] }] })
+    const missing = await writeTo('nosuchdb', small, { Authorization: ROOT_AUTH }, limited.url)
     expect(missing.status).toBe(404)
     expect(missing.text).toMatch(/database does not exist/)
     await sql(base, "create database clash precision 'ms'")
@@ -198,6 +199,11 @@ describe('remote write', () => {
   it('413 over http.maxBodySize', async () => {
     const timeseries = Array.from({ length: 5000 }, (_, i) => ({ labels: [{ name: '__name__', value: `m${i}` }, { name: 'pad', value: 'x'.repeat(20) + i }], samples: [{ value: i, timestamp: i }] }))
     expect((await writeTo('prom', encodeWriteRequest({ timeseries }), { Authorization: ROOT_AUTH }, limited.url)).status).toBe(413)
+    // a body under the cap that would inflate past it: refused from snappy's header, before inflating
+    expect(fixture.length).toBeLessThan(64 * 1024)
+    const inflating = await writeTo('prom', fixture, { Authorization: ROOT_AUTH }, limited.url)
+    expect(inflating.status).toBe(413)
+    expect(inflating.text).toMatch(/decodes to \d+ bytes.*http\.maxBodySize \(65536 bytes\)/)
   })
 })
 

@@ -77,6 +77,7 @@ describe('cors middleware', () => {
       const denied = await app.request('/rest/sql', { headers: { Origin: 'http://localhost' } })
       expect(denied.status).toBe(403)
       expect(denied.headers.get('access-control-allow-origin')).toBeNull()
+      expect(await denied.json()).toEqual({ code: 403, desc: 'origin "http://localhost" is not allowed: see cors.allowOrigins' })
     })
 
     it('rejects a disallowed preflight with 403', async () => {

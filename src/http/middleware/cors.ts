@@ -13,6 +13,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from '../../config/types.js'
+import { respond } from '../error-table.js'
 
 const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']
 const CORS_BASE_HEADERS = ['Origin', 'Content-Length', 'Content-Type', 'Authorization']
@@ -72,7 +73,8 @@ export function cors(options: CorsOptions): MiddlewareHandler {
       return
     }
     if (!allowAll && !isAllowed(origin)) {
-      return c.body(null, 403)
+      // JSON like every other error answer (a browser only sees the missing CORS headers)
+      return respond('gateway', { status: 403, desc: `origin ${JSON.stringify(origin)} is not allowed: see cors.allowOrigins` })
     }
     const headers: Record<string, string> = {
       'Access-Control-Allow-Origin': allowAll ? '*' : origin,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import {
   MatchType,
   ReadResponseBuilder,
+  DecodedTooLarge,
   RemoteDecodeError,
   decodeReadRequest,
   decodeReadResponse,
@@ -13,6 +14,7 @@ import {
   encodeReadRequest,
   encodeWriteRequest,
   remoteProtoRoot,
+  snappyDecodedLength,
 } from './proto.js'
 
 const FIXTURES = join(import.meta.dirname, '../../../test/ingest/fixtures')
@@ -208,5 +210,26 @@ describe('decoding fuzz', () => {
       }),
       { numRuns: 2000 },
     )
+  })
+})
+
+describe('the decoded size of a snappy body, read from its preamble', () => {
+  it('is the length the body inflates to, for any body', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 5000 }), fc.integer({ min: 0, max: 3 }), (bytes, times) => {
+        const plain = Buffer.concat(Array.from({ length: times + 1 }, () => Buffer.from(bytes)))
+        expect(snappyDecodedLength(compressSync(plain))).toBe(plain.length)
+      }),
+    )
+    expect(snappyDecodedLength(compressSync(Buffer.alloc(300_000)))).toBe(300_000)
+    expect(snappyDecodedLength(Buffer.from([0xff, 0xff]))).toBeUndefined()
+    expect(snappyDecodedLength(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0x01]))).toBeUndefined()
+  })
+
+  it('refuses a body announcing more than the cap before inflating it, and takes one within', () => {
+    expect(() => decodeWriteRequest(writeBody, 16)).toThrow(DecodedTooLarge)
+    expect(() => decodeReadRequest(readBody, 4)).toThrow(/snappy body decodes to \d+ bytes, over the cap of 4 bytes/)
+    const size = snappyDecodedLength(writeBody) as number
+    expect(decodeWriteRequest(writeBody, size)).toEqual(decodeWriteRequest(writeBody))
   })
 })

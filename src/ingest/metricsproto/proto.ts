@@ -85,7 +85,43 @@ const WriteRequestType = remoteProtoRoot.lookupType('prometheus.WriteRequest')
 const ReadRequestType = remoteProtoRoot.lookupType('prometheus.ReadRequest')
 const ReadResponseType = remoteProtoRoot.lookupType('prometheus.ReadResponse')
 
-function unsnappy(body: Uint8Array, what: string): Buffer {
+/**
+ * A snappy body whose decoded size would pass the cap: refused from its preamble, before anything
+ * is inflated (18 MB of snappy can announce 400 MB). HTTP answers 413.
+ */
+export class DecodedTooLarge extends Error {
+  constructor(
+    readonly decoded: number,
+    readonly limit: number,
+    what: string,
+  ) {
+    super(`${what}: snappy body decodes to ${decoded} bytes, over the cap of ${limit} bytes`)
+    this.name = 'DecodedTooLarge'
+  }
+}
+
+/**
+ * The decoded length a snappy block announces in its preamble: a little-endian base-128 varint
+ * of at most 32 bits (decoders check the output against it). Undefined when there is none.
+ */
+export function snappyDecodedLength(body: Uint8Array): number | undefined {
+  let n = 0
+  for (let i = 0; i < 5 && i < body.length; i++) {
+    const b = body[i]
+    n += (b & 0x7f) * 2 ** (7 * i)
+    if ((b & 0x80) === 0) {
+      return n <= 0xffffffff ? n : undefined
+    }
+  }
+  return undefined
+}
+
+/** `body` inflated; past `maxDecoded` bytes (0 or less: no cap) refused before inflating. */
+function unsnappy(body: Uint8Array, what: string, maxDecoded = 0): Buffer {
+  const decoded = snappyDecodedLength(body)
+  if (maxDecoded > 0 && decoded !== undefined && decoded > maxDecoded) {
+    throw new DecodedTooLarge(decoded, maxDecoded, what)
+  }
   try {
     return uncompressSync(body, { asBuffer: true }) as Buffer
   } catch (err) {
@@ -120,9 +156,9 @@ function toSeries(raw: { labels?: Label[]; samples?: { value?: number; timestamp
   }
 }
 
-/** A remote-write body (snappy + WriteRequest) -> its series and samples. */
-export function decodeWriteRequest(body: Uint8Array): WriteRequest {
-  const m = decodeMessage(WriteRequestType, unsnappy(body, 'remote write'), 'remote write') as {
+/** A remote-write body (snappy + WriteRequest) -> its series and samples; decoded size capped at `maxDecoded` (0: none). */
+export function decodeWriteRequest(body: Uint8Array, maxDecoded = 0): WriteRequest {
+  const m = decodeMessage(WriteRequestType, unsnappy(body, 'remote write', maxDecoded), 'remote write') as {
     timeseries?: Parameters<typeof toSeries>[0][]
     metadata?: unknown[]
   }
@@ -137,9 +173,9 @@ export function encodeWriteRequest(req: { timeseries: TimeSeries[]; metadata?: M
   return compressSync(WriteRequestType.encode(WriteRequestType.fromObject(req)).finish())
 }
 
-/** A remote-read body (snappy + ReadRequest) -> its queries. */
-export function decodeReadRequest(body: Uint8Array): ReadRequest {
-  const m = decodeMessage(ReadRequestType, unsnappy(body, 'remote read'), 'remote read') as {
+/** A remote-read body (snappy + ReadRequest) -> its queries; decoded size capped at `maxDecoded` (0: none). */
+export function decodeReadRequest(body: Uint8Array, maxDecoded = 0): ReadRequest {
+  const m = decodeMessage(ReadRequestType, unsnappy(body, 'remote read', maxDecoded), 'remote read') as {
     queries?: { startTimestampMs?: unknown; endTimestampMs?: unknown; matchers?: { type?: number; name?: string; value?: string }[] }[]
     acceptedResponseTypes?: number[]
   }

@@ -18,7 +18,8 @@ export class RemoteStream {
 
   constructor(
     private readonly storage: Storage,
-    private readonly opts: { autoCreateDb: boolean },
+    /** maxDecodedSize: snappy bodies announcing more are refused before inflating (0: no cap) */
+    private readonly opts: { autoCreateDb: boolean; maxDecodedSize?: number },
   ) {
     this.store = createRemoteStore(storage, opts)
   }
@@ -29,13 +30,13 @@ export class RemoteStream {
    */
   async write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
     await this.admit(db, user, 'write')
-    return this.store.write(db, decodeWriteRequest(body), ttl, user)
+    return this.store.write(db, decodeWriteRequest(body, this.opts.maxDecodedSize), ttl, user)
   }
 
   /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
   async read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
     await this.admit(db, user, 'read')
-    return this.store.read(db, decodeReadRequest(body), rowLimit)
+    return this.store.read(db, decodeReadRequest(body, this.opts.maxDecodedSize), rowLimit)
   }
 
   /** the privilege rules, against the catalog as another replica may just have changed it */

@@ -3,6 +3,7 @@ import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { ColumnBatch, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import type { Dialect } from '../dialect.js'
+import { StorageUnavailableError } from '../errors.js'
 import { groupBatches } from '../write-groups.js'
 import { Mutex } from '../../mutex.js'
 import { appendColumnBatch } from './append-columns.js'
@@ -93,7 +94,8 @@ export class DuckDBEngine implements Engine {
 
   private assertOpen(): void {
     if (this.closed) {
-      throw new Error('storage engine is closed')
+      // shutting down: a request that reaches storage now may retry elsewhere (503)
+      throw new StorageUnavailableError('storage engine is closed')
     }
   }
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import type { PoolClient, QueryResult } from 'pg'
 import type { AppConfig } from '../../config/types.js'
-import { abortError } from '../errors.js'
+import { abortError, StorageUnavailableError } from '../errors.js'
 import type { Engine, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import { groupBatches } from '../write-groups.js'
 import { isConnectionError, noop, sqlState } from './connection-errors.js'
@@ -73,7 +73,8 @@ export class PostgresEngine implements Engine {
 
   private assertOpen(): void {
     if (this.closed) {
-      throw new Error('storage engine is closed')
+      // shutting down: a request that reaches storage now may retry elsewhere (503)
+      throw new StorageUnavailableError('storage engine is closed')
     }
   }
 
