@@ -7,6 +7,7 @@
 import type { Catalog } from '../../sql/catalog/types.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/td-types.js'
+import { MAX_COLUMN_NAME_BYTES, MAX_COLUMNS, MAX_LINE_FIELDS, MAX_TABLE_NAME_BYTES, MAX_TAGS } from '../limits.js'
 import { stableNameOf } from '../naming.js'
 import { seriesKeyOf, type Field, type Point } from '../point.js'
 import type { Rejection, WriteResult } from '../types.js'
@@ -16,11 +17,6 @@ import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js
 
 /** rejections a result lists (WriteResult.errors); the count covers all of them */
 const MAX_REPORTED_ERRORS = 100
-/** TDengine limits (sql-dialect 1.3): table name 192 bytes, column/tag name 64, 128 tags, 4096 columns incl. tags */
-const MAX_TABLE_NAME_BYTES = 192
-const MAX_COLUMN_NAME_BYTES = 64
-const MAX_TAGS = 128
-const MAX_COLUMNS = 4096
 /** the timestamp column of a super table the core creates */
 export const TS_COLUMN = '_ts'
 /** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
@@ -111,6 +107,10 @@ export class RequestState {
   needsDdl = false
   /** points consumed so far (identifies the point being validated) */
   private seq = 0
+  /** lower-cased names of the new fields (or tags) of the point being checked -> its seq */
+  private readonly newNames = new Map<string, number>()
+  /** lower-cased tag names of the point being checked -> its seq (when a field is new) */
+  private readonly tagNames = new Map<string, number>()
   private lastTsIn: bigint | undefined
   private lastTsOut = 0n
   readonly toDb: (ts: bigint) => bigint | undefined
@@ -279,7 +279,12 @@ export class RequestState {
     if (fields.length === 0) {
       return `${this.where(line)}: no fields`
     }
+    // a line wider than any super table may be is refused before its fields are looked at
+    if (fields.length > MAX_LINE_FIELDS) {
+      return `${this.where(line)}: ${fields.length} fields: a super table has at most ${MAX_COLUMNS} columns and tags`
+    }
     let newCols = 0
+    let tagsIndexed = false
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]
       const col = st.cols.get(f.name)
@@ -311,16 +316,21 @@ export class RequestState {
           ? `${this.where(line)}: field "${f.name}" has the name of the timestamp column "${st.tsName}"`
           : `${this.where(line)}: field "${f.name}" clashes with column or tag "${lowerHit}" of super table "${st.name}" (names differing only in case are one column in storage)`
       }
-      for (let j = 0; j < i; j++) {
-        if (fields[j].name.toLowerCase() === f.name.toLowerCase()) {
-          return `${this.where(line)}: field "${f.name}" appears twice (names are compared case-insensitively)`
-        }
+      // duplicates among new names through maps keyed by this point's seq: linear in the line
+      const lower = f.name.toLowerCase()
+      if (this.newNames.get(lower) === this.seq) {
+        return `${this.where(line)}: field "${f.name}" appears twice (names are compared case-insensitively)`
       }
+      this.newNames.set(lower, this.seq)
       if (newChild) {
-        for (const [k] of p.tags) {
-          if (k.toLowerCase() === f.name.toLowerCase()) {
-            return `${this.where(line)}: "${f.name}" is both a tag and a field`
+        if (!tagsIndexed) {
+          tagsIndexed = true
+          for (const [k] of p.tags) {
+            this.tagNames.set(k.toLowerCase(), this.seq)
           }
+        }
+        if (this.tagNames.get(lower) === this.seq) {
+          return `${this.where(line)}: "${f.name}" is both a tag and a field`
         }
       }
       if (RESERVED_NAMES.has(f.name.toLowerCase())) {
@@ -349,6 +359,10 @@ export class RequestState {
 
   /** A tag set seen first in this request: the existing child, or a new one to create. */
   private openChild(st: StableAcc, p: Point, line: number, tagKey: string): ChildAcc | string {
+    if (p.tags.length > MAX_TAGS) {
+      // before the name is hashed: no child may have more tags than a super table
+      return `${this.where(line)}: ${p.tags.length} tags: a super table has at most ${MAX_TAGS} tags`
+    }
     const name = this.childNames.get(st.name, tagKey, p.tags)
     const same = st.byName.get(name)
     if (same !== undefined) {
@@ -399,14 +413,19 @@ export class RequestState {
   }
 
   private checkTags(st: StableAcc, p: Point, line: number): string | undefined {
+    if (p.tags.length > MAX_TAGS) {
+      return `${this.where(line)}: ${p.tags.length} tags: a super table has at most ${MAX_TAGS} tags`
+    }
     let newTags = 0
+    // a fresh seq so the names of this check never meet those of checkFields for the same point
+    const mark = -this.seq
     for (let i = 0; i < p.tags.length; i++) {
       const [k, v] = p.tags[i]
-      for (let j = 0; j < i; j++) {
-        if (p.tags[j][0].toLowerCase() === k.toLowerCase()) {
-          return `${this.where(line)}: tag "${k}" appears twice (names are compared case-insensitively)`
-        }
+      const lower = k.toLowerCase()
+      if (this.newNames.get(lower) === mark) {
+        return `${this.where(line)}: tag "${k}" appears twice (names are compared case-insensitively)`
       }
+      this.newNames.set(lower, mark)
       const t = st.tags.get(k)
       if (t !== undefined) {
         if (t.type !== 'NCHAR' && t.type !== 'VARCHAR') {
