@@ -101,7 +101,7 @@ function parseComparison(c: Cursor): Expr {
   if (isKw(u, 'BETWEEN')) {
     c.next()
     const low = parseBitwise(c)
-    let depth = deeper(c, leftDepth, c.exprDepth)
+    const depth = deeper(c, leftDepth, c.exprDepth)
     c.expectKeyword('AND')
     const high = parseBitwise(c)
     c.exprDepth = deeper(c, depth - 1, c.exprDepth)
