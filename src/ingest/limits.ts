@@ -11,10 +11,7 @@ export const MAX_TAGS = 128
 export const MAX_COLUMNS = 4096
 /** fields one line may have: the timestamp and at least one tag take two of MAX_COLUMNS */
 export const MAX_LINE_FIELDS = MAX_COLUMNS - 2
-/** bytes of a table name (UTF-8) */
-export const MAX_TABLE_NAME_BYTES = 192
-/** bytes of a column or tag name (UTF-8) */
-export const MAX_COLUMN_NAME_BYTES = 64
+export { MAX_COLUMN_NAME_BYTES, MAX_TABLE_NAME_BYTES } from '../identifier.js'
 
 export function tooManyTags(): string {
   return `more than ${MAX_TAGS} tags (a super table has at most ${MAX_TAGS})`

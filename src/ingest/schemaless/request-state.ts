@@ -7,6 +7,7 @@
 import type { Catalog } from '../../sql/catalog/types.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/td-types.js'
+import { identifierProblem } from '../../identifier.js'
 import { MAX_COLUMN_NAME_BYTES, MAX_COLUMNS, MAX_LINE_FIELDS, MAX_TABLE_NAME_BYTES, MAX_TAGS } from '../limits.js'
 import { stableNameOf } from '../naming.js'
 import { seriesKeyOf, type Field, type Point } from '../point.js'
@@ -19,20 +20,6 @@ import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js
 const MAX_REPORTED_ERRORS = 100
 /** the timestamp column of a super table the core creates */
 export const TS_COLUMN = '_ts'
-/** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHAR = /[\u0000-\u001f\u007f]/
-// a UTF-16 half without its other half: storage cannot hold it as such, so a table's stored name
-// would differ from the catalog's and every later write to that table would fail
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/** What is wrong with the characters of a name, or undefined. */
-function badCharacters(name: string): string | undefined {
-  if (CONTROL_CHAR.test(name)) {
-    return 'contains a control character'
-  }
-  return LONE_SURROGATE.test(name) ? 'is not valid Unicode (it holds half of a surrogate pair)' : undefined
-}
 /**
  * Names no field or tag may take (compared lower-cased): `tbname` is the child-name pseudo
  * column (and a column of the tag table), `_tid` keys data and tag tables, `_seq` orders the
@@ -222,7 +209,7 @@ export class RequestState {
       st.error = `${this.where(line)}: measurement name must be 1 to ${MAX_TABLE_NAME_BYTES} bytes long`
       return st
     }
-    const bad = badCharacters(name)
+    const bad = identifierProblem(name, MAX_TABLE_NAME_BYTES)
     if (bad !== undefined) {
       st.error = `${this.where(line)}: measurement ${JSON.stringify(name)} ${bad}`
       return st
@@ -336,12 +323,9 @@ export class RequestState {
       if (RESERVED_NAMES.has(f.name.toLowerCase())) {
         return `${this.where(line)}: field name "${f.name}" is reserved (tbname, _tid and _seq cannot be fields)`
       }
-      const bad = badCharacters(f.name)
+      const bad = identifierProblem(f.name, MAX_COLUMN_NAME_BYTES)
       if (bad !== undefined) {
         return `${this.where(line)}: field name ${JSON.stringify(f.name)} ${bad}`
-      }
-      if (Buffer.byteLength(f.name, 'utf8') > MAX_COLUMN_NAME_BYTES) {
-        return `${this.where(line)}: field name "${f.name}" is longer than ${MAX_COLUMN_NAME_BYTES} bytes`
       }
       if (typeof f.value === 'string') {
         const max = maxVarLength(f.type as 'VARCHAR' | 'NCHAR', false)
@@ -444,12 +428,12 @@ export class RequestState {
         if (RESERVED_NAMES.has(k.toLowerCase())) {
           return `${this.where(line)}: tag name "${k}" is reserved (tbname, _tid and _seq cannot be tags)`
         }
-        const bad = badCharacters(k)
-        if (bad !== undefined) {
-          return `${this.where(line)}: tag name ${JSON.stringify(k)} ${bad}`
-        }
         if (k === '' || Buffer.byteLength(k, 'utf8') > MAX_COLUMN_NAME_BYTES) {
           return `${this.where(line)}: tag name "${k}" must be 1 to ${MAX_COLUMN_NAME_BYTES} bytes long`
+        }
+        const bad = identifierProblem(k, MAX_COLUMN_NAME_BYTES)
+        if (bad !== undefined) {
+          return `${this.where(line)}: tag name ${JSON.stringify(k)} ${bad}`
         }
         newTags++
       }
