@@ -303,6 +303,7 @@ function quoteItem(item: unknown): string {
   try {
     return JSON.stringify(item) ?? String(item)
   } catch {
-    return String(item)
+    // nested too deeply to print (String() of it recurses as deep): the client's fault, a 400
+    return describe(item)
   }
 }
