@@ -335,7 +335,16 @@ export class RequestState {
       }
       newCols++
     }
-    if (newCols > 0 && 1 + st.cols.size + Math.max(st.tags.size, 1) + newCols > MAX_COLUMNS) {
+    // the tags a new child brings count too (a new super table has none yet)
+    let tagCount = st.tags.size
+    if (newCols > 0 && newChild) {
+      for (let i = 0; i < p.tags.length; i++) {
+        if (!st.tags.has(p.tags[i][0])) {
+          tagCount++
+        }
+      }
+    }
+    if (newCols > 0 && 1 + st.cols.size + Math.max(tagCount, 1) + newCols > MAX_COLUMNS) {
       return `${this.where(line)}: super table "${st.name}" would have more than ${MAX_COLUMNS} columns and tags`
     }
     return undefined
