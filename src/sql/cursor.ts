@@ -1,5 +1,6 @@
 import { TD, TdError } from '../td-error.js'
 import { nearText, type Token } from './lexer.js'
+import { MAX_SQL_NESTING } from './sql-limits.js'
 
 /**
  * A position in a token stream with the helpers every recursive-descent parser here uses.
@@ -16,6 +17,10 @@ export class Cursor {
   readonly sql: string
   readonly tokens: Token[]
   pos = 0
+  /** how many nested constructs (parentheses, calls, unary operators, subqueries) are open */
+  nesting = 0
+  /** the depth of the expression tree the expression parser built last (see select/expr.ts) */
+  exprDepth = 0
 
   constructor(sql: string, tokens: Token[]) {
     this.sql = sql
@@ -116,6 +121,25 @@ export class Cursor {
       return { name: t.value, quoted: t.kind === 'quotedIdent', token: t }
     }
     throw this.error(t)
+  }
+
+  /**
+   * Opens one nested construct. Past MAX_SQL_NESTING it is a syntax error, so hostile input
+   * (thousands of parentheses) gets an answer in milliseconds instead of overflowing the stack.
+   */
+  enter(): void {
+    if (++this.nesting > MAX_SQL_NESTING) {
+      throw this.tooDeep(`more than ${MAX_SQL_NESTING} nested levels`)
+    }
+  }
+
+  leave(): void {
+    this.nesting--
+  }
+
+  /** 9728 naming the limit, at the current token */
+  tooDeep(what: string): TdError {
+    return new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${nearText(this.sql, this.peek().start)}" (expression too complex: ${what})`)
   }
 
   /** the syntax error for `tok` (default: the current token); see the class comment */

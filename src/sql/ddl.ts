@@ -5,6 +5,7 @@ import type { Catalog } from './catalog/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './exec-env.js'
 import type { SqlContext } from './result.js'
+import { checkIdentifier } from './check-identifier.js'
 import { convertTag, toColumnDef, toSchema, ValueError, type ValueContext } from './types.js'
 
 /**
@@ -19,16 +20,6 @@ export function resolveDb(db: string | undefined, ctx: SqlContext): string {
     throw new TdError(TD.PAR_DB_NOT_SPECIFIED, 'Database not specified')
   }
   return name
-}
-
-/**
- * Name rules (sql-dialect.md 1.3): db names up to 64 bytes, table names up to 192, column and tag
- * names up to 64; back-quoted names may not contain `.`. Violations: 9751 `Invalid identifier name`.
- */
-export function checkIdentifier(name: string, maxBytes: number): void {
-  if (name.length === 0 || name.includes('.') || Buffer.byteLength(name) > maxBytes) {
-    throw new TdError(TD.PAR_INVALID_IDENTIFIER_NAME, `Invalid identifier name: ${name}`)
-  }
 }
 
 /** the database record or 904 `Database not exist` */

@@ -8,7 +8,8 @@ import { insertError } from './parse-values.js'
 import { plainValueExpr, type PlainTuples } from './plain-tuples.js'
 import type { SqlContext } from './result.js'
 import type { Span, ValueExpr } from './value-expr.js'
-import { checkIdentifier, convertOrThrow, requireWritable, resolveDb, usingTags } from './ddl.js'
+import { checkIdentifier } from './check-identifier.js'
+import { convertOrThrow, requireWritable, resolveDb, usingTags } from './ddl.js'
 import { convertTag, NOT_PLAIN, plainNumberReader, timestampRange, ValueError, valueConverter, type ValueContext } from './types.js'
 
 /**

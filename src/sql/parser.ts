@@ -67,8 +67,10 @@ function parseOne(c: Cursor): Statement {
 /** `SELECT ...` or `(SELECT ...)`, any depth of wrapping parentheses */
 function parseParenSelect(c: Cursor): ReturnType<typeof parseSelect> {
   if (c.accept('(')) {
+    c.enter()
     const inner = parseParenSelect(c)
     c.expect(')')
+    c.leave()
     return inner
   }
   return parseSelect(c)

@@ -1,5 +1,7 @@
 import type { ColumnDef, DatabaseInfo, Precision, TagValue } from '../storage/td-types.js'
 import type { ColumnSpec } from './ast.js'
+import { checkIdentifier } from './check-identifier.js'
+import { MAX_COLUMN_NAME_BYTES } from '../identifier.js'
 import { TD, TdError } from '../td-error.js'
 import { durationTicks, parseTimestampString, TICKS_PER_MS } from './time.js'
 import type { ValueExpr } from './value-expr.js'
@@ -35,9 +37,7 @@ const MAX_VARCHAR_TAG = 16382
 
 /** One parsed column/tag definition to a catalog ColumnDef, checking the declared length. */
 export function toColumnDef(spec: ColumnSpec, isTag: boolean): ColumnDef {
-  if (spec.name.length === 0 || spec.name.includes('.') || Buffer.byteLength(spec.name) > 64) {
-    throw new TdError(TD.PAR_INVALID_IDENTIFIER_NAME, `Invalid identifier name: ${spec.name}`)
-  }
+  checkIdentifier(spec.name, MAX_COLUMN_NAME_BYTES)
   if (spec.type === 'JSON' && !isTag) {
     throw new TdError(TD.PAR_INVALID_COL_JSON, 'Only tag can be json type')
   }

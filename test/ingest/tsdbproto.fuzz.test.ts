@@ -5,26 +5,32 @@
  * afterwards is stored). The parsers are fuzzed on their own in src/ingest/tsdbproto; this one
  * goes through the route, the schemaless core and the storage, where odd metric and tag names,
  * type conflicts between requests and extreme values meet real tables. Random inputs come from
- * fast-check (the seed is printed on failure for replay).
+ * fast-check from a fixed seed (test/lib/fuzz.ts: FUZZ_SEED, FUZZ_RUNS), some 2,000 bodies per
+ * endpoint, hostile ones included (wide items and lines, long runs, deep nesting, lone surrogates
+ * and other names storage cannot hold); /-/ping never waits 1 s, and data written before the
+ * fuzzing is unchanged after it.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
-import { mutatedText } from '../lib/fuzz.js'
+import { HOSTILE_NAMES, fuzzParams, mutatedText, repeated, watchStalls } from '../lib/fuzz.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { ROOT_AUTH, post, sql, sqlRows, startIngestServer } from './server.js'
 
-/** FUZZ_RUNS=<n> runs longer locally; the default keeps CI quick */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 250)
-
 let server: RunningAdapter
+let stalls: { stop(): Promise<number> }
+let baseline: unknown[][]
 
 beforeAll(async () => {
   server = await startIngestServer((c) => {
     c.http.maxBodySize = 256 * 1024
   })
   await sql(server.url, "create database fzt precision 'ms'")
+  const before = await post(`${server.url}/tsdbproto/v1/put/telnet/fzt`, 'put keep.before 1700000000 1.5 h=a\nput keep.before 1700000001 2.5 h=b', { Authorization: ROOT_AUTH })
+  expect(before.status, before.text).toBe(204)
+  baseline = await sqlRows(server.url, 'select * from fzt.keep_before order by h')
+  stalls = await watchStalls(server.url)
 })
 
 afterAll(async () => {
@@ -113,6 +119,23 @@ const telnetLine = fc
   .map(([put, metric, ts, v, kv, sep]) => (put ? 'put ' : '') + [metric, ts, v, ...kv].join(sep))
 const telnetBody = fc.array(telnetLine, { minLength: 1, maxLength: 6 }).chain((lines) => fc.constantFrom('\n', '\r\n').map((eol) => lines.join(eol)))
 
+const hostileName = fc.constantFrom(...HOSTILE_NAMES)
+/** width around the 128-tag limit, or far past it */
+const width = fc.oneof(fc.nat({ max: 200 }), fc.integer({ min: 1000, max: 20_000 }))
+const hostileJson = fc.oneof(
+  fc.tuple(hostileName, width).map(([n, k]) =>
+    JSON.stringify([{ metric: 'wide', timestamp: 1700000000, value: 1, tags: Object.fromEntries(Array.from({ length: k }, (_, i) => [`${n}${i}`, `${i}`])) }, { metric: 'ok', timestamp: 1700000000, value: 1, tags: { h: 'a' } }]),
+  ),
+  fc.tuple(hostileName, hostileName).map(([m, t]) => JSON.stringify([{ metric: m, timestamp: 1700000000, value: 1, tags: { h: 'a' } }, { metric: 'named', timestamp: 1700000000, value: 1, tags: { [t]: t } }])),
+  repeated(['[', '{"a":', '[{"metric":"m","timestamp":1700000000,"value":1,"tags":{"h":"a"}},'], 20_000),
+)
+const telnetToken = (n: string): string => n.replace(/[\s=]/g, '') || 'x'
+const hostileTelnet = fc.oneof(
+  fc.tuple(hostileName, width).map(([n, k]) => `put wide 1700000000 1 ${Array.from({ length: k }, (_, i) => `${telnetToken(n)}${i}=${i}`).join(' ')}\nput ok 1700000000 1 h=a`),
+  fc.tuple(hostileName, hostileName).map(([m, t]) => `put ${telnetToken(m)} 1700000000 1 h=a\nput named 1700000000 1 ${telnetToken(t)}=${telnetToken(t)}`),
+  repeated(['put m 1700000000 1 a\n', 'x\n', '= ', 'put ', '\n'], 20_000),
+)
+
 const randomText = fc.string({ unit: 'binary', maxLength: 300 })
 const randomBytes = fc.uint8Array({ maxLength: 300 })
 const query = fc.constantFrom('', '', '', '?ttl=5', '?ttl=0', '?ttl=x', '?ttl=-1', '?ttl=99999999999999', '?req_id=1', '?req_id=abc')
@@ -128,24 +151,26 @@ async function check(kind: 'json' | 'telnet', body: string | Uint8Array, q: stri
   }
 }
 
-const CASES: Array<[kind: 'json' | 'telnet', name: string, bodies: fc.Arbitrary<string | Uint8Array>]> = [
-  ['telnet', 'mutated valid bodies never get a 5xx', mutatedText(TELNET_SEEDS, TELNET_SPECIAL)],
-  ['telnet', 'generated lines with odd metrics, tags and values never get a 5xx', telnetBody],
-  ['telnet', 'random text and random bytes never get a 5xx', fc.oneof(randomText, randomBytes)],
-  ['json', 'mutated valid bodies never get a 5xx', mutatedText(JSON_SEEDS, JSON_SPECIAL)],
-  ['json', 'structurally plausible items with odd contents never get a 5xx', structured],
-  ['json', 'random JSON values, random text and random bytes never get a 5xx', fc.oneof(fc.json({ maxDepth: 3 }), randomText, randomBytes)],
+const CASES: Array<[kind: 'json' | 'telnet', name: string, bodies: fc.Arbitrary<string | Uint8Array>, runs: number]> = [
+  ['telnet', 'mutated valid bodies never get a 5xx', mutatedText(TELNET_SEEDS, TELNET_SPECIAL), 700],
+  ['telnet', 'generated lines with odd metrics, tags and values never get a 5xx', telnetBody, 500],
+  ['telnet', 'random text and random bytes never get a 5xx', fc.oneof(randomText, randomBytes), 500],
+  ['telnet', 'wide, long and badly named bodies never get a 5xx', hostileTelnet, 300],
+  ['json', 'mutated valid bodies never get a 5xx', mutatedText(JSON_SEEDS, JSON_SPECIAL), 700],
+  ['json', 'structurally plausible items with odd contents never get a 5xx', structured, 500],
+  ['json', 'random JSON values, random text and random bytes never get a 5xx', fc.oneof(fc.json({ maxDepth: 3 }), randomText, randomBytes), 500],
+  ['json', 'wide, deep and badly named bodies never get a 5xx', hostileJson, 300],
 ]
 
 for (const kind of ['telnet', 'json'] as const) {
   describe(`tsdbproto fuzz: /tsdbproto/v1/put/${kind}/{db}`, () => {
-    for (const [, name, bodies] of CASES.filter(([k]) => k === kind)) {
+    for (const [, name, bodies, runs] of CASES.filter(([k]) => k === kind)) {
       it(name, async () => {
         await fc.assert(
           fc.asyncProperty(bodies, query, async (body, q) => {
             await check(kind, body, q)
           }),
-          { numRuns: RUNS },
+          fuzzParams(runs),
         )
       }, 120_000)
     }
@@ -168,7 +193,9 @@ describe('reserved names', () => {
 })
 
 describe('after the fuzzing', () => {
-  it('the server still serves and stores data through both endpoints', async () => {
+  it('the server still serves and stores data through both endpoints, and kept what it had', async () => {
+    expect(await stalls.stop(), '/-/ping waited 1 s or more during the fuzzing').toBeLessThan(1000)
+    expect(await sqlRows(server.url, 'select * from fzt.keep_before order by h')).toEqual(baseline)
     const ping = await fetch(`${server.url}/-/ping`)
     expect(ping.status).toBe(200)
     const telnet = await post(`${server.url}/tsdbproto/v1/put/telnet/fzt`, 'put after.fuzz.telnet 1700000000 7 h=a', { Authorization: ROOT_AUTH })

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from './pg-container.js'
+import { freePort } from '../lib/free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 export const ROOT_AUTH = `Basic ${Buffer.from('root:taosdata').toString('base64')}`

@@ -1,4 +1,5 @@
 import fc from 'fast-check'
+import { watchPing } from './ping-watch.js'
 
 /**
  * Bodies for HTTP fuzz tests: a seed with 1-8 edits (insert, delete or replace one of `special`,
@@ -27,4 +28,37 @@ export function mutatedText(seeds: string[], special: string[]): fc.Arbitrary<st
       }
       return s
     })
+}
+
+/**
+ * The fuzz tests' shared settings: a fixed seed, so CI runs the same few thousand bodies every
+ * time (FUZZ_SEED=<n> explores others, FUZZ_RUNS=<n> runs longer; a failure prints the seed and
+ * the shrunk body to replay).
+ */
+export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 33)
+
+/** fc.assert parameters for `runs` bodies (FUZZ_RUNS overrides) from the fixed seed */
+export function fuzzParams(runs: number): { numRuns: number; seed: number; endOnFailure: boolean } {
+  return { numRuns: Number(process.env.FUZZ_RUNS ?? runs), seed: FUZZ_SEED, endOnFailure: true }
+}
+
+/** names storage cannot hold as given, or that mean something to it */
+export const HOSTILE_NAMES = ['\ud800', 'a\udc00b', 'n\u0000ul', 'x'.repeat(300), 'back`tick', 'q"uote', "s'ingle", 'do.t', '\ufffd', '\ud83d\ude00', 'tbname', '_tid', '']
+
+/** one of `units` repeated up to `max` times: wide lines, long chains, deep nesting */
+export function repeated(units: string[], max: number): fc.Arbitrary<string> {
+  return fc.tuple(fc.constantFrom(...units), fc.nat({ max })).map(([u, n]) => u.repeat(n))
+}
+
+/**
+ * What every fuzz run checks besides the answers: `/-/ping` never waits 1 s or more while the
+ * bodies are processed (watched from the start to `stop()`).
+ */
+export async function watchStalls(base: string): Promise<{ stop(): Promise<number> }> {
+  const watch = await watchPing(base, 20)
+  return {
+    async stop() {
+      return (await watch.stop()).worstMs
+    },
+  }
 }

@@ -209,6 +209,28 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       expect(c.listTables(db)).toHaveLength(1201)
     })
 
+    it('adds several columns or tags in one change, all or none', async () => {
+      const s = await fresh()
+      const db = await meters(s)
+      const c = s.catalog
+      await c.createChildTable(db, 'd1', 'meters', { groupid: 1 }, false)
+      const int = (name: string) => ({ name, type: 'INT' as const, length: 4 })
+      const before = c.getStable(db, 'meters')?.columns.map((x) => x.name)
+      // a clash with a column, with a tag, or inside the list itself: nothing is added
+      await expectTd(c.addStableColumns(db, 'meters', [int('a1'), int('current')], false), 875)
+      await expectTd(c.addStableColumns(db, 'meters', [int('a1'), int('groupid')], false), 873)
+      await expectTd(c.addStableColumns(db, 'meters', [int('a1'), int('a1')], false), 875)
+      expect(c.getStable(db, 'meters')?.columns.map((x) => x.name)).toEqual(before)
+      await c.addStableColumns(db, 'meters', [int('a1'), int('a2')], false)
+      await c.addStableColumns(db, 'meters', [int('t1'), int('t2')], true)
+      expect(c.getStable(db, 'meters')?.columns.map((x) => x.name)).toEqual([...(before ?? []), 'a1', 'a2'])
+      expect(c.getTable(db, 'd1')?.tags).toEqual({ location: null, groupid: 1, t1: null, t2: null })
+      // and storage has them: a row naming them is written
+      await s.engine.exec(`INSERT INTO ${q(s, db, 'meters')} (_tid, ts, a1, a2) SELECT _tid, 1, 7, 8 FROM ${q(s, db, 'meters$tags')}`)
+      expect(await s.engine.query(`SELECT a1, a2 FROM ${q(s, db, 'meters')}`)).toEqual([[7, 8]])
+      expect(await s.engine.query(`SELECT t1, t2 FROM ${q(s, db, 'meters$tags')}`)).toEqual([[null, null]])
+    })
+
     it('alters columns and tags with TDengine errors', async () => {
       const s = await fresh()
       const db = await meters(s)

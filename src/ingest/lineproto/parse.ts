@@ -25,7 +25,8 @@ import { HINT_RAW_NEWLINE, IngestParseError, LineFailure } from '../errors.js'
 import { PointBuilder, seriesKeyOf, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 import { ownedString } from '../../owned-string.js'
 import { parseBool, parseNumber } from './field-value.js'
-import { parseTimestamp, sameText, seriesTextHash, unescapeName, unescapeString } from './scan.js'
+import { MAX_LINE_FIELDS, MAX_TAGS, tooManyFields, tooManyTags } from '../limits.js'
+import { NextIndex, parseTimestamp, sameText, seriesTextHash, unescapeName, unescapeString } from './scan.js'
 
 const SPACE = 32
 const TAB = 9
@@ -35,6 +36,9 @@ const EQUALS = 61
 const QUOTE = 34
 const BACKSLASH = 92
 const HASH = 35
+
+/** fields of a line checked for duplicates by a loop; a wider line uses `fieldNames` (linear) */
+const FIELD_LOOP_MAX = 32
 
 /** Entries of the series-key cache after which it starts again (bounded memory, as the workers' dictionaries). */
 const MAX_SERIES_KEYS = 100_000
@@ -67,6 +71,14 @@ export class LineProtoParser {
   // needs no check up to n. A cache write at position k lowers n to k.
   private tagKeysDistinct = 0
   private fieldKeysDistinct = 0
+  /** field names of a wide line -> the line's number in `lineNo` (no per-line allocation) */
+  private readonly fieldNames = new Map<string, number>()
+  private lineNo = 0
+  /** the line whose first fields are in fieldNames */
+  private fieldNamesLine = -1
+  // space and quote searches that never rescan the body (see NextIndex)
+  private readonly spaces = new NextIndex(' ')
+  private readonly quotes = new NextIndex('"')
   // Where the current line's measurement and tags are (see seriesText).
   private lineStart = 0
   private seriesEnd = 0
@@ -92,6 +104,8 @@ export class LineProtoParser {
     this.fieldKeyCache.length = 0
     this.tagKeysDistinct = 0
     this.fieldKeysDistinct = 0
+    this.spaces.reset()
+    this.quotes.reset()
   }
 
   /**
@@ -164,6 +178,8 @@ export class LineProtoParser {
     // One check per body picks the fast path: without backslashes no name needs unescaping and a
     // string value ends at the next quote (VictoriaMetrics' hasEscapeChars).
     this.hasEscapes = body.indexOf('\\') >= 0
+    this.spaces.reset()
+    this.quotes.reset()
   }
 
   private parseRange(from: number, to: number, onPoint: OnPoint, onError: OnError, lineOffset: number): ParseStats {
@@ -222,6 +238,7 @@ export class LineProtoParser {
   /** Parses body[start, end) (already trimmed, not a comment) into the builder or throws LineFailure. */
   private parseLine(start: number, end: number, moreLines: boolean): void {
     const s = this.body
+    this.lineNo++
     const b = this.builder
     const p = b.point
 
@@ -229,7 +246,7 @@ export class LineProtoParser {
     let seriesHash = 0
     if (!this.hasEscapes) {
       // without backslashes the series text ends at the first space
-      let to = s.indexOf(' ', start)
+      let to = this.spaces.find(s, start)
       if (to < 0 || to > end) {
         to = end
       }
@@ -265,6 +282,10 @@ export class LineProtoParser {
     while (c === COMMA) {
       const keyStart = i + 1
       const slot = p.tags.length
+      if (slot >= MAX_TAGS) {
+        // refused as it is read: the rest of the line is not scanned, keyed or hashed
+        throw new LineFailure(tooManyTags())
+      }
       let key: string
       i = this.predict(this.tagKeyCache, slot, keyStart, end, true)
       if (i >= 0) {
@@ -469,11 +490,18 @@ export class LineProtoParser {
     const s = this.body
     const fields = this.builder.point.fields
     const slot = fields.length
+    if (slot >= MAX_LINE_FIELDS) {
+      throw new LineFailure(tooManyFields())
+    }
     if (slot >= this.fieldKeysDistinct) {
-      for (let f = 0; f < slot; f++) {
-        if (fields[f].name === key) {
-          throw new LineFailure(`duplicate field ${JSON.stringify(key)}`, key)
+      if (slot < FIELD_LOOP_MAX) {
+        for (let f = 0; f < slot; f++) {
+          if (fields[f].name === key) {
+            throw new LineFailure(`duplicate field ${JSON.stringify(key)}`, key)
+          }
         }
+      } else if (this.wideDuplicate(key, slot)) {
+        throw new LineFailure(`duplicate field ${JSON.stringify(key)}`, key)
       }
       this.fieldKeysDistinct = slot + 1
     }
@@ -551,11 +579,32 @@ export class LineProtoParser {
     return j
   }
 
+  /** Whether field `slot` of a wide line repeats an earlier name: a map instead of a quadratic loop. */
+  private wideDuplicate(key: string, slot: number): boolean {
+    const names = this.fieldNames
+    const line = this.lineNo
+    if (this.fieldNamesLine !== line) {
+      if (names.size > 2 * MAX_LINE_FIELDS) {
+        names.clear()
+      }
+      const fields = this.builder.point.fields
+      for (let f = 0; f < slot; f++) {
+        names.set(fields[f].name, line)
+      }
+      this.fieldNamesLine = line
+    }
+    if (names.get(key) === line) {
+      return true
+    }
+    names.set(key, line)
+    return false
+  }
+
   /** Index of the closing quote of a string starting at `i`, or -1. */
   private findClosingQuote(i: number, end: number): number {
     const s = this.body
     if (!this.hasEscapes) {
-      const q = s.indexOf('"', i)
+      const q = this.quotes.find(s, i)
       return q >= 0 && q < end ? q : -1
     }
     while (i < end) {

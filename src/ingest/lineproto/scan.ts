@@ -174,3 +174,31 @@ export function unescapeString(text: string): string {
     }
   }
 }
+
+/**
+ * `s.indexOf(ch, from)` for the ascending positions of one body. A hit past the current line stays
+ * the answer for the next lines before it, so a body of lines without `ch` does not rescan its
+ * rest once per line (that was quadratic). `reset()` for each new body.
+ */
+export class NextIndex {
+  private from = 0
+  /** -2: nothing remembered; -1: no `ch` after `from` */
+  private at = -2
+
+  constructor(private readonly ch: string) {}
+
+  reset(): void {
+    this.at = -2
+  }
+
+  find(s: string, from: number): number {
+    const at = this.at
+    if (at !== -2 && from >= this.from && (at === -1 || from <= at)) {
+      return at
+    }
+    const i = s.indexOf(this.ch, from)
+    this.from = from
+    this.at = i
+    return i
+  }
+}

@@ -7,6 +7,8 @@
 import type { Catalog } from '../../sql/catalog/types.js'
 import { FIXED_LENGTH } from '../../sql/types.js'
 import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue, TdType } from '../../storage/td-types.js'
+import { identifierProblem } from '../../identifier.js'
+import { MAX_COLUMN_NAME_BYTES, MAX_COLUMNS, MAX_LINE_FIELDS, MAX_TABLE_NAME_BYTES, MAX_TAGS } from '../limits.js'
 import { stableNameOf } from '../naming.js'
 import { seriesKeyOf, type Field, type Point } from '../point.js'
 import type { Rejection, WriteResult } from '../types.js'
@@ -16,27 +18,8 @@ import { fitsQuickly, maxVarLength, valueLength, varCapacity } from './sizing.js
 
 /** rejections a result lists (WriteResult.errors); the count covers all of them */
 const MAX_REPORTED_ERRORS = 100
-/** TDengine limits (sql-dialect 1.3): table name 192 bytes, column/tag name 64, 128 tags, 4096 columns incl. tags */
-const MAX_TABLE_NAME_BYTES = 192
-const MAX_COLUMN_NAME_BYTES = 64
-const MAX_TAGS = 128
-const MAX_COLUMNS = 4096
 /** the timestamp column of a super table the core creates */
 export const TS_COLUMN = '_ts'
-/** names with control characters cannot be spelled in SQL (and TDengine refuses them) */
-// eslint-disable-next-line no-control-regex
-const CONTROL_CHAR = /[\u0000-\u001f\u007f]/
-// a UTF-16 half without its other half: storage cannot hold it as such, so a table's stored name
-// would differ from the catalog's and every later write to that table would fail
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
-
-/** What is wrong with the characters of a name, or undefined. */
-function badCharacters(name: string): string | undefined {
-  if (CONTROL_CHAR.test(name)) {
-    return 'contains a control character'
-  }
-  return LONE_SURROGATE.test(name) ? 'is not valid Unicode (it holds half of a surrogate pair)' : undefined
-}
 /**
  * Names no field or tag may take (compared lower-cased): `tbname` is the child-name pseudo
  * column (and a column of the tag table), `_tid` keys data and tag tables, `_seq` orders the
@@ -111,6 +94,10 @@ export class RequestState {
   needsDdl = false
   /** points consumed so far (identifies the point being validated) */
   private seq = 0
+  /** lower-cased names of the new fields (or tags) of the point being checked -> its seq */
+  private readonly newNames = new Map<string, number>()
+  /** lower-cased tag names of the point being checked -> its seq (when a field is new) */
+  private readonly tagNames = new Map<string, number>()
   private lastTsIn: bigint | undefined
   private lastTsOut = 0n
   readonly toDb: (ts: bigint) => bigint | undefined
@@ -222,7 +209,7 @@ export class RequestState {
       st.error = `${this.where(line)}: measurement name must be 1 to ${MAX_TABLE_NAME_BYTES} bytes long`
       return st
     }
-    const bad = badCharacters(name)
+    const bad = identifierProblem(name, MAX_TABLE_NAME_BYTES)
     if (bad !== undefined) {
       st.error = `${this.where(line)}: measurement ${JSON.stringify(name)} ${bad}`
       return st
@@ -279,7 +266,12 @@ export class RequestState {
     if (fields.length === 0) {
       return `${this.where(line)}: no fields`
     }
+    // a line wider than any super table may be is refused before its fields are looked at
+    if (fields.length > MAX_LINE_FIELDS) {
+      return `${this.where(line)}: ${fields.length} fields: a super table has at most ${MAX_COLUMNS} columns and tags`
+    }
     let newCols = 0
+    let tagsIndexed = false
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i]
       const col = st.cols.get(f.name)
@@ -311,27 +303,29 @@ export class RequestState {
           ? `${this.where(line)}: field "${f.name}" has the name of the timestamp column "${st.tsName}"`
           : `${this.where(line)}: field "${f.name}" clashes with column or tag "${lowerHit}" of super table "${st.name}" (names differing only in case are one column in storage)`
       }
-      for (let j = 0; j < i; j++) {
-        if (fields[j].name.toLowerCase() === f.name.toLowerCase()) {
-          return `${this.where(line)}: field "${f.name}" appears twice (names are compared case-insensitively)`
-        }
+      // duplicates among new names through maps keyed by this point's seq: linear in the line
+      const lower = f.name.toLowerCase()
+      if (this.newNames.get(lower) === this.seq) {
+        return `${this.where(line)}: field "${f.name}" appears twice (names are compared case-insensitively)`
       }
+      this.newNames.set(lower, this.seq)
       if (newChild) {
-        for (const [k] of p.tags) {
-          if (k.toLowerCase() === f.name.toLowerCase()) {
-            return `${this.where(line)}: "${f.name}" is both a tag and a field`
+        if (!tagsIndexed) {
+          tagsIndexed = true
+          for (const [k] of p.tags) {
+            this.tagNames.set(k.toLowerCase(), this.seq)
           }
+        }
+        if (this.tagNames.get(lower) === this.seq) {
+          return `${this.where(line)}: "${f.name}" is both a tag and a field`
         }
       }
       if (RESERVED_NAMES.has(f.name.toLowerCase())) {
         return `${this.where(line)}: field name "${f.name}" is reserved (tbname, _tid and _seq cannot be fields)`
       }
-      const bad = badCharacters(f.name)
+      const bad = identifierProblem(f.name, MAX_COLUMN_NAME_BYTES)
       if (bad !== undefined) {
         return `${this.where(line)}: field name ${JSON.stringify(f.name)} ${bad}`
-      }
-      if (Buffer.byteLength(f.name, 'utf8') > MAX_COLUMN_NAME_BYTES) {
-        return `${this.where(line)}: field name "${f.name}" is longer than ${MAX_COLUMN_NAME_BYTES} bytes`
       }
       if (typeof f.value === 'string') {
         const max = maxVarLength(f.type as 'VARCHAR' | 'NCHAR', false)
@@ -341,7 +335,16 @@ export class RequestState {
       }
       newCols++
     }
-    if (newCols > 0 && 1 + st.cols.size + Math.max(st.tags.size, 1) + newCols > MAX_COLUMNS) {
+    // the tags a new child brings count too (a new super table has none yet)
+    let tagCount = st.tags.size
+    if (newCols > 0 && newChild) {
+      for (let i = 0; i < p.tags.length; i++) {
+        if (!st.tags.has(p.tags[i][0])) {
+          tagCount++
+        }
+      }
+    }
+    if (newCols > 0 && 1 + st.cols.size + Math.max(tagCount, 1) + newCols > MAX_COLUMNS) {
       return `${this.where(line)}: super table "${st.name}" would have more than ${MAX_COLUMNS} columns and tags`
     }
     return undefined
@@ -349,6 +352,10 @@ export class RequestState {
 
   /** A tag set seen first in this request: the existing child, or a new one to create. */
   private openChild(st: StableAcc, p: Point, line: number, tagKey: string): ChildAcc | string {
+    if (p.tags.length > MAX_TAGS) {
+      // before the name is hashed: no child may have more tags than a super table
+      return `${this.where(line)}: ${p.tags.length} tags: a super table has at most ${MAX_TAGS} tags`
+    }
     const name = this.childNames.get(st.name, tagKey, p.tags)
     const same = st.byName.get(name)
     if (same !== undefined) {
@@ -399,14 +406,19 @@ export class RequestState {
   }
 
   private checkTags(st: StableAcc, p: Point, line: number): string | undefined {
+    if (p.tags.length > MAX_TAGS) {
+      return `${this.where(line)}: ${p.tags.length} tags: a super table has at most ${MAX_TAGS} tags`
+    }
     let newTags = 0
+    // a fresh seq so the names of this check never meet those of checkFields for the same point
+    const mark = -this.seq
     for (let i = 0; i < p.tags.length; i++) {
       const [k, v] = p.tags[i]
-      for (let j = 0; j < i; j++) {
-        if (p.tags[j][0].toLowerCase() === k.toLowerCase()) {
-          return `${this.where(line)}: tag "${k}" appears twice (names are compared case-insensitively)`
-        }
+      const lower = k.toLowerCase()
+      if (this.newNames.get(lower) === mark) {
+        return `${this.where(line)}: tag "${k}" appears twice (names are compared case-insensitively)`
       }
+      this.newNames.set(lower, mark)
       const t = st.tags.get(k)
       if (t !== undefined) {
         if (t.type !== 'NCHAR' && t.type !== 'VARCHAR') {
@@ -425,12 +437,12 @@ export class RequestState {
         if (RESERVED_NAMES.has(k.toLowerCase())) {
           return `${this.where(line)}: tag name "${k}" is reserved (tbname, _tid and _seq cannot be tags)`
         }
-        const bad = badCharacters(k)
-        if (bad !== undefined) {
-          return `${this.where(line)}: tag name ${JSON.stringify(k)} ${bad}`
-        }
         if (k === '' || Buffer.byteLength(k, 'utf8') > MAX_COLUMN_NAME_BYTES) {
           return `${this.where(line)}: tag name "${k}" must be 1 to ${MAX_COLUMN_NAME_BYTES} bytes long`
+        }
+        const bad = identifierProblem(k, MAX_COLUMN_NAME_BYTES)
+        if (bad !== undefined) {
+          return `${this.where(line)}: tag name ${JSON.stringify(k)} ${bad}`
         }
         newTags++
       }

@@ -130,6 +130,7 @@ async function ensureColumns(
   isTag: boolean,
 ): Promise<void> {
   const byName = new Map(have.map((c) => [c.name, c]))
+  const missing: ColumnDef[] = []
   for (const c of want.values()) {
     const cur = byName.get(c.name)
     if (cur === undefined) {
@@ -137,7 +138,7 @@ async function ensureColumns(
         // dropped meanwhile
         throw new SchemaChanged()
       }
-      await catalog.addStableColumn(db, stable, { name: c.name, type: c.type, length: c.want }, isTag)
+      missing.push({ name: c.name, type: c.type, length: c.want })
       continue
     }
     if (cur.type !== c.type) {
@@ -147,4 +148,6 @@ async function ensureColumns(
       await catalog.widenColumn(db, stable, c.name, c.want)
     }
   }
+  // one transaction for a line's new columns: linear in their number, and all or none
+  await catalog.addStableColumns(db, stable, missing, isTag)
 }

@@ -19,6 +19,7 @@
  * index and the member; the other items are still delivered.
  */
 import { IngestParseError } from '../errors.js'
+import { MAX_TAGS, tooManyTags } from '../limits.js'
 import { PointBuilder, type FieldType, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 import { TSDB_VALUE_FIELD } from './telnet.js'
 
@@ -131,7 +132,11 @@ export class OpenTsdbJsonParser {
     if (!isObject(tags)) {
       throw new ItemFailure(`"tags" must be an object, got ${describe(tags)}`, 'tags')
     }
-    for (const key of Object.keys(tags)) {
+    const keys = Object.keys(tags)
+    if (keys.length > MAX_TAGS) {
+      throw new ItemFailure(tooManyTags(), 'tags')
+    }
+    for (const key of keys) {
       const v = tags[key]
       if (key === '') {
         throw new ItemFailure('empty tag key', 'tags')
@@ -298,6 +303,7 @@ function quoteItem(item: unknown): string {
   try {
     return JSON.stringify(item) ?? String(item)
   } catch {
-    return String(item)
+    // nested too deeply to print (String() of it recurses as deep): the client's fault, a 400
+    return describe(item)
   }
 }

@@ -14,6 +14,7 @@
  *   Points carry the timestamp in milliseconds (`TSDB_TS_PRECISION`).
  */
 import { HINT_HTTP_ON_TELNET, IngestParseError, LineFailure, looksLikeHttpRequest } from '../errors.js'
+import { MAX_TAGS, tooManyTags } from '../limits.js'
 import { PointBuilder, type OnError, type OnPoint, type ParseStats, type Point } from '../point.js'
 
 /** Unit of `Point.ts` for both OpenTSDB formats. */
@@ -24,6 +25,7 @@ export const TSDB_VALUE_FIELD = '_value'
 const SPACE = 32
 const TAB = 9
 const CR = 13
+const EQUALS = 61
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
 
 /** Reusable telnet parser context; `parse` resets it first. Not re-entrant. */
@@ -136,9 +138,17 @@ export class TelnetParser {
     b.addField(TSDB_VALUE_FIELD, 'DOUBLE', value)
 
     while (i < end) {
+      if (p.tags.length >= MAX_TAGS) {
+        // refused as it is read, before the rest of a very wide line is split and keyed
+        throw new LineFailure(tooManyTags())
+      }
       const tEnd = tokenEnd(s, i, end)
-      const eq = s.indexOf('=', i)
-      if (eq < 0 || eq >= tEnd) {
+      // searched within the token only: indexOf would scan the rest of the body for every tag
+      let eq = i
+      while (eq < tEnd && s.charCodeAt(eq) !== EQUALS) {
+        eq++
+      }
+      if (eq >= tEnd) {
         throw new LineFailure(`invalid tag ${JSON.stringify(s.slice(i, tEnd))}: expected key=value`)
       }
       const key = s.slice(i, eq)

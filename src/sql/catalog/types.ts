@@ -52,6 +52,8 @@ export interface Catalog {
   ): Promise<void>
   dropStable(db: string, name: string, ifExists: boolean): Promise<void>
   addStableColumn(db: string, stable: string, col: ColumnDef, isTag: boolean): Promise<void>
+  /** several columns or tags in one transaction: all are added or none */
+  addStableColumns(db: string, stable: string, cols: ColumnDef[], isTag: boolean): Promise<void>
   dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void>
   /** widen a VARCHAR/NCHAR column or tag (never shrinks) */
   widenColumn(db: string, table: string, name: string, length: number): Promise<void>

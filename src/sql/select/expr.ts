@@ -1,36 +1,62 @@
 import type { Cursor } from '../cursor.js'
 import { splitDuration, type Token } from '../lexer.js'
+import { MAX_EXPR_DEPTH } from '../sql-limits.js'
 import type { BinaryOp, Expr } from './ast.js'
 
 /**
  * Expression parser (precedence climbing, loosest first):
  *   OR < AND < NOT < comparison / IN / BETWEEN / LIKE / MATCH / IS NULL
  *      < bitwise (| & << >>) < + - || < * / % < unary (- + ~) < primary
+ *
+ * Operator chains are loops; nesting goes through `c.enter()` (bounded). Every function leaves the
+ * depth of the tree it built in `c.exprDepth`, so a chain deeper than MAX_EXPR_DEPTH (which the
+ * recursive planner and SQL writer would then walk) is refused as it is read, in linear time.
  */
 export function parseExpr(c: Cursor): Expr {
   return parseOr(c)
 }
 
+/** the depth of a node over children of depths `a` and `b`, refused past the limit */
+function deeper(c: Cursor, a: number, b: number): number {
+  const d = (a > b ? a : b) + 1
+  if (d > MAX_EXPR_DEPTH) {
+    throw c.tooDeep(`an expression more than ${MAX_EXPR_DEPTH} operators deep`)
+  }
+  return d
+}
+
 function parseOr(c: Cursor): Expr {
   let left = parseAnd(c)
+  let depth = c.exprDepth
   while (c.acceptKeyword('OR')) {
-    left = { kind: 'binary', op: 'OR', left, right: parseAnd(c) }
+    const right = parseAnd(c)
+    depth = deeper(c, depth, c.exprDepth)
+    left = { kind: 'binary', op: 'OR', left, right }
   }
+  c.exprDepth = depth
   return left
 }
 
 function parseAnd(c: Cursor): Expr {
   let left = parseNot(c)
+  let depth = c.exprDepth
   while (c.acceptKeyword('AND')) {
-    left = { kind: 'binary', op: 'AND', left, right: parseNot(c) }
+    const right = parseNot(c)
+    depth = deeper(c, depth, c.exprDepth)
+    left = { kind: 'binary', op: 'AND', left, right }
   }
+  c.exprDepth = depth
   return left
 }
 
 function parseNot(c: Cursor): Expr {
   if (c.peek().kind === 'keyword' && c.peek().value === 'NOT') {
     c.next()
-    return { kind: 'unary', op: 'NOT', expr: parseNot(c) }
+    c.enter()
+    const expr = parseNot(c)
+    c.leave()
+    c.exprDepth = deeper(c, c.exprDepth, 0)
+    return { kind: 'unary', op: 'NOT', expr }
   }
   return parseComparison(c)
 }
@@ -51,15 +77,19 @@ function isKw(t: Token, kw: string): boolean {
 
 function parseComparison(c: Cursor): Expr {
   const left = parseBitwise(c)
+  const leftDepth = c.exprDepth
   const t = c.peek()
   if (t.kind === 'op' && COMPARISON_OPS[t.value] !== undefined) {
     c.next()
-    return { kind: 'binary', op: COMPARISON_OPS[t.value], left, right: parseBitwise(c) }
+    const right = parseBitwise(c)
+    c.exprDepth = deeper(c, leftDepth, c.exprDepth)
+    return { kind: 'binary', op: COMPARISON_OPS[t.value], left, right }
   }
   if (isKw(t, 'IS')) {
     c.next()
     const not = c.acceptKeyword('NOT')
     c.expectKeyword('NULL')
+    c.exprDepth = deeper(c, leftDepth, 0)
     return { kind: 'isNull', expr: left, not }
   }
   let not = false
@@ -71,36 +101,50 @@ function parseComparison(c: Cursor): Expr {
   if (isKw(u, 'BETWEEN')) {
     c.next()
     const low = parseBitwise(c)
+    const depth = deeper(c, leftDepth, c.exprDepth)
     c.expectKeyword('AND')
     const high = parseBitwise(c)
+    c.exprDepth = deeper(c, depth - 1, c.exprDepth)
     return { kind: 'between', expr: left, low, high, not }
   }
   if (isKw(u, 'IN')) {
     c.next()
     c.expect('(')
+    c.enter()
     const list: Expr[] = [parseExpr(c)]
+    let depth = deeper(c, leftDepth, c.exprDepth)
     while (c.accept(',')) {
       list.push(parseExpr(c))
+      depth = deeper(c, depth - 1, c.exprDepth)
     }
     c.expect(')')
+    c.leave()
+    c.exprDepth = depth
     return { kind: 'in', expr: left, list, not }
   }
   if (isKw(u, 'LIKE') || isKw(u, 'MATCH') || isKw(u, 'NMATCH')) {
     c.next()
     const op = u.value as 'LIKE' | 'MATCH' | 'NMATCH'
-    return { kind: 'like', op, expr: left, pattern: parseBitwise(c), not }
+    const pattern = parseBitwise(c)
+    c.exprDepth = deeper(c, leftDepth, c.exprDepth)
+    return { kind: 'like', op, expr: left, pattern, not }
   }
+  c.exprDepth = leftDepth
   return left
 }
 
 function parseBitwise(c: Cursor): Expr {
   let left = parseAdditive(c)
+  let depth = c.exprDepth
   for (;;) {
     const t = c.peek()
     if (t.kind === 'op' && (t.value === '|' || t.value === '&' || t.value === '<<' || t.value === '>>')) {
       c.next()
-      left = { kind: 'binary', op: t.value, left, right: parseAdditive(c) }
+      const right = parseAdditive(c)
+      depth = deeper(c, depth, c.exprDepth)
+      left = { kind: 'binary', op: t.value, left, right }
     } else {
+      c.exprDepth = depth
       return left
     }
   }
@@ -108,12 +152,16 @@ function parseBitwise(c: Cursor): Expr {
 
 function parseAdditive(c: Cursor): Expr {
   let left = parseMultiplicative(c)
+  let depth = c.exprDepth
   for (;;) {
     const t = c.peek()
     if (t.kind === 'op' && (t.value === '+' || t.value === '-' || t.value === '||')) {
       c.next()
-      left = { kind: 'binary', op: t.value, left, right: parseMultiplicative(c) }
+      const right = parseMultiplicative(c)
+      depth = deeper(c, depth, c.exprDepth)
+      left = { kind: 'binary', op: t.value, left, right }
     } else {
+      c.exprDepth = depth
       return left
     }
   }
@@ -121,12 +169,16 @@ function parseAdditive(c: Cursor): Expr {
 
 function parseMultiplicative(c: Cursor): Expr {
   let left = parseUnary(c)
+  let depth = c.exprDepth
   for (;;) {
     const t = c.peek()
     if (t.kind === 'op' && (t.value === '*' || t.value === '/' || t.value === '%')) {
       c.next()
-      left = { kind: 'binary', op: t.value, left, right: parseUnary(c) }
+      const right = parseUnary(c)
+      depth = deeper(c, depth, c.exprDepth)
+      left = { kind: 'binary', op: t.value, left, right }
     } else {
+      c.exprDepth = depth
       return left
     }
   }
@@ -136,7 +188,9 @@ function parseUnary(c: Cursor): Expr {
   const t = c.peek()
   if (t.kind === 'op' && (t.value === '-' || t.value === '+' || t.value === '~')) {
     c.next()
+    c.enter()
     const inner = parseUnary(c)
+    c.leave()
     // fold a sign into numeric literals so `-1` stays a literal (LIMIT, FILL values, IN lists)
     if (t.value === '-' && inner.kind === 'num') {
       return { kind: 'num', text: inner.text.startsWith('-') ? inner.text.slice(1) : `-${inner.text}`, isFloat: inner.isFloat }
@@ -144,6 +198,7 @@ function parseUnary(c: Cursor): Expr {
     if (t.value === '+' && inner.kind === 'num') {
       return inner
     }
+    c.exprDepth = deeper(c, c.exprDepth, 0)
     return { kind: 'unary', op: t.value, expr: inner }
   }
   return parsePrimary(c)
@@ -151,6 +206,8 @@ function parseUnary(c: Cursor): Expr {
 
 function parsePrimary(c: Cursor): Expr {
   const t = c.peek()
+  // a leaf unless a branch below builds more
+  c.exprDepth = 1
   switch (t.kind) {
     case 'number': {
       c.next()
@@ -167,8 +224,10 @@ function parsePrimary(c: Cursor): Expr {
     case 'punct':
       if (t.value === '(') {
         c.next()
+        c.enter()
         const e = parseExpr(c)
         c.expect(')')
+        c.leave()
         return e
       }
       throw c.error()
@@ -201,18 +260,27 @@ function parsePrimary(c: Cursor): Expr {
 
 function parseCase(c: Cursor): Expr {
   c.expectKeyword('CASE')
-  const operand = c.atKeyword('WHEN') ? undefined : parseExpr(c)
+  c.enter()
+  let depth = 0
+  const sub = (): Expr => {
+    const e = parseExpr(c)
+    depth = c.exprDepth > depth ? c.exprDepth : depth
+    return e
+  }
+  const operand = c.atKeyword('WHEN') ? undefined : sub()
   const whens: { when: Expr; then: Expr }[] = []
   while (c.acceptKeyword('WHEN')) {
-    const when = parseExpr(c)
+    const when = sub()
     c.expectKeyword('THEN')
-    whens.push({ when, then: parseExpr(c) })
+    whens.push({ when, then: sub() })
   }
   if (whens.length === 0) {
     throw c.error()
   }
-  const elseExpr = c.acceptKeyword('ELSE') ? parseExpr(c) : undefined
+  const elseExpr = c.acceptKeyword('ELSE') ? sub() : undefined
   c.expectKeyword('END')
+  c.leave()
+  c.exprDepth = deeper(c, depth, 0)
   const out: Expr = { kind: 'case', whens }
   if (operand !== undefined) {
     out.operand = operand
@@ -230,8 +298,10 @@ function parseNameOrCall(c: Cursor): Expr {
   if (!quoted && c.at('(')) {
     const name = first.value
     c.next()
+    c.enter()
     if (name === 'cast') {
       const expr = parseExpr(c)
+      const depth = deeper(c, c.exprDepth, 0)
       c.expectKeyword('AS')
       const typeName = c.expectIdent().name
       let type = typeName
@@ -249,18 +319,26 @@ function parseNameOrCall(c: Cursor): Expr {
         c.expect(')')
       }
       c.expect(')')
+      c.leave()
+      c.exprDepth = depth
       return out
     }
     const args: Expr[] = []
+    let depth = 1
     if (!c.at(')')) {
       args.push(parseExpr(c))
+      depth = deeper(c, c.exprDepth, 0)
       while (c.accept(',')) {
         args.push(parseExpr(c))
+        depth = deeper(c, depth - 1, c.exprDepth)
       }
     }
     c.expect(')')
+    c.leave()
+    c.exprDepth = depth
     return { kind: 'call', name, args }
   }
+  c.exprDepth = 1
   if (c.at('.')) {
     c.next()
     if (c.at('*')) {

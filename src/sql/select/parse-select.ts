@@ -100,7 +100,9 @@ function itemText(c: Cursor, from: Token, to: Token): string {
   }
   let out = ''
   let pos = from.start
-  for (let i = c.tokens.indexOf(from); i <= c.tokens.indexOf(to); i++) {
+  // positions found once and the text cut at 64 characters: linear in the item, however long
+  const last = c.tokens.lastIndexOf(to, c.pos)
+  for (let i = c.tokens.lastIndexOf(from, c.pos); i <= last && out.length <= 64; i++) {
     const t = c.tokens[i]
     out += c.sql.slice(pos, t.start).toLowerCase()
     out += t.kind === 'string' || t.kind === 'quotedIdent' ? t.raw : t.raw.toLowerCase()
@@ -140,8 +142,10 @@ function parseFrom(c: Cursor): FromItem {
     if (!c.atKeyword('SELECT')) {
       throw c.error()
     }
+    c.enter()
     const select = parseSelect(c)
     c.expect(')')
+    c.leave()
     item = { kind: 'subquery', select }
   } else {
     const first = c.expectIdent().name
