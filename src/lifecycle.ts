@@ -105,6 +105,14 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const used = tracing ? traceStorage(storage) : storage
     const sql = createSqlExecutor(used)
     const gate = new Gate()
+    // DuckDB keeps its buffer pool and allocator cache after a burst; without giving them back a
+    // paused gate may never see memory fall below its threshold again
+    gate.onPause((state) => {
+      storage?.engine.releaseMemory?.().then(
+        () => logger.info({ state }, 'memory gate paused: storage memory released'),
+        (err: unknown) => logger.warn({ err }, 'memory gate paused: releasing storage memory failed'),
+      )
+    })
     const metrics = createHttpMetrics({ clientIp: !config.monitor.disableCollectClientIP })
     createStoragePoolMetrics(metrics.registry, storage.engine)
     createStorageWalMetrics(metrics.registry, storage.engine)

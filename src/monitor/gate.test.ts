@@ -32,4 +32,19 @@ describe('Gate', () => {
     expect(gate.draining).toBe(true)
     expect(gate.state).toBe('normal')
   })
+
+  it('onPause runs when the gate enters a pause or a stricter one, not while it stays', () => {
+    const gate = new Gate()
+    const seen: string[] = []
+    gate.onPause((state) => seen.push(state))
+    gate.set('normal')
+    gate.set('query-paused')
+    gate.set('query-paused')
+    gate.set('all-paused')
+    gate.set('all-paused')
+    gate.set('query-paused')
+    gate.set('normal')
+    gate.set('all-paused')
+    expect(seen).toEqual(['query-paused', 'all-paused', 'all-paused'])
+  })
 })

@@ -10,13 +10,26 @@ export type GateState = 'normal' | 'query-paused' | 'all-paused'
 export class Gate {
   #state: GateState = 'normal'
   #draining = false
+  readonly #onPause: Array<(state: GateState) => void> = []
 
   get state(): GateState {
     return this.#state
   }
 
   set(state: GateState): void {
+    const before = this.#state
     this.#state = state
+    // entering a pause, or a stricter one: what holds memory gets the chance to give it back
+    if (state !== before && state !== 'normal' && before !== 'all-paused') {
+      for (const fn of this.#onPause) {
+        fn(state)
+      }
+    }
+  }
+
+  /** `fn` runs each time the gate enters query-paused or all-paused (not while it stays there) */
+  onPause(fn: (state: GateState) => void): void {
+    this.#onPause.push(fn)
   }
 
   /** Queries are refused when either the query pause or the full pause is on (the spec's rule). */

@@ -105,6 +105,11 @@ export interface Engine {
    */
   appendColumns?(batches: ColumnBatch[]): Promise<number | undefined>
   /**
+   * Gives memory the backend keeps for itself (buffer pool, allocator cache) back to the system;
+   * the memory gate calls it when it pauses. Optional: PostgreSQL's memory is another process's.
+   */
+  releaseMemory?(): Promise<void>
+  /**
    * Inserts plain rows into the physical table `schema`.`table` (the named columns; the others
    * get NULL), inside the transaction when called on one, as one statement would. No overwrite
    * semantics: a duplicate primary key fails the call. Optional: callers without it send INSERT

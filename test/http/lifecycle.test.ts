@@ -3,6 +3,7 @@
  * lets an in-flight request finish, and draining readiness.
  */
 import { Agent, get } from 'node:http'
+import { join } from 'node:path'
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { redactUrl, startAdapter } from '../../src/lifecycle.js'
@@ -13,6 +14,33 @@ function testConfig() {
 }
 
 describe('startAdapter', () => {
+  it('gives the storage memory back when the memory gate pauses (DuckDB file), and still answers after', async () => {
+    const config = testConfig()
+    config.storage.url = `duckdb:${join(config.log.path, 'release.duckdb')}`
+    const lines: Array<{ msg: string; state?: string }> = []
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as { msg: string; state?: string }) })
+    const adapter = await startAdapter(config, { logger })
+    try {
+      adapter.gate.set('query-paused')
+      const until = Date.now() + 5000
+      while (!lines.some((l) => l.msg === 'memory gate paused: storage memory released') && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20))
+      }
+      expect(lines.filter((l) => l.msg.startsWith('memory gate paused')).map((l) => [l.msg, l.state])).toEqual([
+        ['memory gate paused: storage memory released', 'query-paused'],
+      ])
+      adapter.gate.set('normal')
+      const res = await fetch(`${adapter.url}/rest/sql`, {
+        method: 'POST',
+        body: 'show databases',
+        headers: { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` },
+      })
+      expect(((await res.json()) as { code: number }).code).toBe(0)
+    } finally {
+      await adapter.stop()
+    }
+  })
+
   it('listens on a free port when port is 0 and stops cleanly', async () => {
     const adapter = await startAdapter(testConfig(), { logger: pino({ level: 'silent' }) })
     try {

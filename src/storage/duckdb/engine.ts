@@ -30,6 +30,8 @@ interface DuckDBEngineOptions {
 }
 
 const DDL_RE = /^\s*(create|drop|alter)\b/i
+/** memory_limit for the moment releaseMemory evicts DuckDB's unpinned blocks */
+const RELEASE_MEMORY_LIMIT = '64MB'
 
 /** A transaction context: the connection that statements inside `transaction(fn)` must use. */
 interface TxContext {
@@ -63,6 +65,7 @@ export class DuckDBEngine implements Engine {
   private readonly tables = new TableCache()
   private readonly rows: RowWriter
   private readonly checkpointer: Checkpointer
+  private readonly fileBacked: boolean
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -73,6 +76,7 @@ export class DuckDBEngine implements Engine {
     walPath: string | undefined,
     checkpointWalBytes: number,
   ) {
+    this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
     this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, checkpointWalBytes, () => this.closed)
@@ -90,6 +94,27 @@ export class DuckDBEngine implements Engine {
       inMemory ? undefined : `${path}.wal`,
       opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
     )
+  }
+
+  /**
+   * Gives back what DuckDB keeps after a burst of queries: its buffer pool and its allocator's
+   * cache (RSS of 1 GB with 164 MB of table data, measured). A moment's low memory_limit evicts
+   * every unpinned block and flushes the allocator; the limit is then restored. File databases
+   * only: in memory the data itself would have to spill to disk.
+   */
+  async releaseMemory(): Promise<void> {
+    if (!this.fileBacked || this.closed) {
+      return
+    }
+    await this.onWriter(async (c) => {
+      try {
+        await c.run(`SET memory_limit = '${RELEASE_MEMORY_LIMIT}'`)
+      } finally {
+        // back to DuckDB's own default (the engine sets no other); re-setting the value read
+        // from current_setting would round it
+        await c.run('RESET memory_limit')
+      }
+    })
   }
 
   private assertOpen(): void {
