@@ -18,13 +18,14 @@ import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { LoginGuard } from '../http/auth/login-guard.js'
-import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import { BodyPool } from '../ingest/body-pool.js'
 import { LineProtoStream } from '../ingest/lineproto/stream.js'
 import { parseRequestPrecision } from '../ingest/schemaless/precision.js'
 import type { Schemaless, WriteOptions } from '../ingest/types.js'
 import { countRows } from '../monitor/ingest-metrics.js'
+import { authorizeIngest } from './ingest-authorize.js'
 import type { IngestDeps } from './ingest-deps.js'
 import { parseReqId, parseTtl } from './params.js'
 
@@ -81,12 +82,7 @@ export function createLineprotoRoutes(deps: IngestDeps & { schemaless: Schemales
     checkTarget,
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.logins ?? new LoginGuard(deps.storage.catalog), refuse),
-    authorize(deps.storage.catalog, {
-      db: (c) => (c as Context<LineprotoEnv>).get('params').db,
-      access: 'write',
-      autoCreate: deps.config.smlAutoCreateDB,
-      refuse: (desc) => refuse(problems.forbidden(desc)),
-    }),
+    authorizeIngest(deps, (c) => (c as Context<LineprotoEnv>).get('params').db, 'write', refuse),
     // bodies of declared length are read into shared slabs, handed to the parse workers uncopied
     readBody({ limit, pool: new BodyPool(), refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
     async (c) => {

@@ -17,8 +17,9 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { RemoteStream } from '../ingest/metricsproto/stream.js'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { LoginGuard } from '../http/auth/login-guard.js'
-import { authorize, basicCredentials, verifyUser } from '../http/middleware/auth.js'
+import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
+import { authorizeIngest } from './ingest-authorize.js'
 import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseTtl } from './params.js'
@@ -66,12 +67,7 @@ function admission(deps: IngestDeps, access: 'read' | 'write') {
     }),
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.logins ?? new LoginGuard(deps.storage.catalog), refuse),
-    authorize(deps.storage.catalog, {
-      db: (c) => c.req.param('db') ?? '',
-      access,
-      autoCreate: deps.config.smlAutoCreateDB,
-      refuse: (desc) => refuse(problems.forbidden(desc)),
-    }),
+    authorizeIngest(deps, (c) => c.req.param('db') ?? '', access, refuse),
     readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
 }

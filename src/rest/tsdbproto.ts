@@ -18,10 +18,11 @@ import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { LoginGuard } from '../http/auth/login-guard.js'
-import { authorize, basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
+import { basicCredentials, verifyUser, type CredentialsProblem } from '../http/middleware/auth.js'
 import { declaredSize, readBody } from '../http/middleware/body.js'
 import type { Schemaless } from '../ingest/types.js'
 import { TsdbStream, type TsdbFormat } from '../ingest/tsdbproto/stream.js'
+import { authorizeIngest } from './ingest-authorize.js'
 import type { IngestDeps } from './ingest-deps.js'
 import { countRows } from '../monitor/ingest-metrics.js'
 import { parseReqId, parseTtl } from './params.js'
@@ -69,12 +70,7 @@ export function createTsdbprotoRoutes(deps: TsdbDeps): Hono {
     checkParams,
     declaredSize(limit, (n) => refuse(problems.bodyTooLarge(n))),
     verifyUser(deps.logins ?? new LoginGuard(deps.storage.catalog), refuse),
-    authorize(deps.storage.catalog, {
-      db: (c) => (c as Context<TsdbEnv>).get('params').db,
-      access: 'write',
-      autoCreate: deps.config.smlAutoCreateDB,
-      refuse: (desc) => refuse(problems.forbidden(desc)),
-    }),
+    authorizeIngest(deps, (c) => (c as Context<TsdbEnv>).get('params').db, 'write', refuse),
     readBody({ limit, refuse: (r) => refuse({ status: r.status, desc: r.message }) }),
   ] as const
   app.post('/put/json/:db', ...admission, (c) => handlePut(c, deps, stream, 'json'))

@@ -381,7 +381,8 @@ function insUserPrivileges(catalog: Catalog, user: string): SystemTable {
 const SYSINFO_TABLES = new Set(['ins_dnodes', 'ins_mnodes', 'ins_qnodes', 'ins_cluster', 'ins_configs', 'ins_vgroups', 'ins_users'])
 
 function maySeeSysinfo(catalog: Catalog, user: string): boolean {
-  return catalog.listUsers().some((u) => u.name === user && (u.super || u.sysinfo))
+  const u = catalog.getUser(user)
+  return u !== undefined && (u.super || u.sysinfo)
 }
 
 /** vgroup rows of `onlyDb` (or all databases); `tables` counts tables hashed onto each vgroup */

@@ -15,7 +15,7 @@ function noRights(): TdError {
 }
 
 function isSuper(catalog: Catalog, user: string): boolean {
-  return catalog.listUsers().some((u) => u.name === user && u.super)
+  return catalog.getUser(user)?.super === true
 }
 
 function checkName(name: string): void {
@@ -58,7 +58,7 @@ export async function executeUser(stmt: UserStmt, catalog: Catalog, ctx: SqlCont
       if (!root) {
         throw noRights()
       }
-      if (!catalog.listUsers().some((u) => u.name === stmt.name)) {
+      if (catalog.getUser(stmt.name) === undefined) {
         throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
       }
       await catalog.alterUser(stmt.name, flags)
@@ -69,7 +69,7 @@ export async function executeUser(stmt: UserStmt, catalog: Catalog, ctx: SqlCont
       if (!root) {
         throw noRights()
       }
-      const target = catalog.listUsers().find((u) => u.name === stmt.user)
+      const target = catalog.getUser(stmt.user)
       if (target === undefined) {
         throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
       }
@@ -87,7 +87,7 @@ export async function executeUser(stmt: UserStmt, catalog: Catalog, ctx: SqlCont
       if (!root) {
         throw noRights()
       }
-      const target = catalog.listUsers().find((u) => u.name === stmt.name)
+      const target = catalog.getUser(stmt.name)
       if (target === undefined) {
         throw new TdError(TD.MND_USER_NOT_EXIST, 'Invalid user')
       }

@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../lib/free-port.js'
+import { adapterProcessEnv, childStopper } from '../lib/adapter-process.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 export const ROOT_AUTH = `Basic ${Buffer.from('root:taosdata').toString('base64')}`
@@ -20,15 +21,7 @@ export interface AdapterProcess {
 
 export async function startAdapter(storageUrl: string, extra: string[] = [], port?: number): Promise<AdapterProcess> {
   const p = port ?? (await freePort())
-  // a clean environment: no DB_ADAPTER_* leaking in from the developer's shell
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('DB_ADAPTER_')) {
-      env[k] = v
-    }
-  }
-  // several adapters run at once: none may claim the collectd receiver's fixed UDP port
-  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
+  const env = adapterProcessEnv()
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/main.ts', `--port=${p}`, `--storage.url=${storageUrl}`, '--logLevel=warn', `--log.path=${mkdtempSync(join(tmpdir(), 'adapter-logs-'))}`, ...extra],
@@ -38,24 +31,14 @@ export async function startAdapter(storageUrl: string, extra: string[] = [], por
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString('utf8')
   })
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve())
-  })
+  const stop = childStopper(child)
   const base = `http://127.0.0.1:${p}`
   const proc: AdapterProcess = {
     base,
     port: p,
     child,
     stderr: () => err,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        return
-      }
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(timer)
-    },
+    stop,
   }
   await waitListening(proc, 60_000)
   return proc

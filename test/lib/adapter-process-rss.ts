@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NODE_FLAGS } from '../../src/node-flags.js'
+import { adapterProcessEnv, childStopper } from './adapter-process.js'
 import { freePort } from './free-port.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
@@ -35,13 +36,7 @@ function statusKb(pid: number, field: string): number {
 /** Starts the adapter with `args` (DuckDB in memory, loopback, no receivers) and waits for /-/ping. */
 export async function startAdapterProcess(args: string[] = [], readyMs = 45_000): Promise<AdapterProcess> {
   const port = await freePort()
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
-      env[k] = v
-    }
-  }
-  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
+  const env = adapterProcessEnv()
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -61,7 +56,7 @@ export async function startAdapterProcess(args: string[] = [], readyMs = 45_000)
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString('utf8')
   })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = childStopper(child)
   const url = `http://127.0.0.1:${port}`
   const deadline = Date.now() + readyMs
   for (;;) {
@@ -88,13 +83,6 @@ export async function startAdapterProcess(args: string[] = [], readyMs = 45_000)
     stderr: () => err,
     memory: () => ({ rss: statusKb(pid, 'VmRSS'), peak: statusKb(pid, 'VmHWM') }),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM')
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-        await exited
-        clearTimeout(killer)
-      }
-    },
+    stop,
   }
 }

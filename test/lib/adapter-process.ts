@@ -28,19 +28,43 @@ export interface AdapterProcessOptions {
   cwd?: string
 }
 
-export async function startAdapterProcess(storageUrl: string, opts: AdapterProcessOptions = {}): Promise<AdapterProcess> {
-  const port = await freePort()
+/**
+ * The environment of a test adapter process: the caller's without its DB_ADAPTER_* / DB_MONITOR_*
+ * (nothing leaks in from a developer's shell), the receivers off (several adapters run at once and
+ * their ports are fixed), then `extra`.
+ */
+export function adapterProcessEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
       env[k] = v
     }
   }
-  // several adapters run at once: none may claim the receivers' fixed ports
   env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
   env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
   env.DB_ADAPTER_HOSTEXPORTER_ENABLE = 'false'
-  Object.assign(env, opts.env)
+  return Object.assign(env, extra)
+}
+
+/** Stops `child` when called: SIGTERM, SIGKILL after 10 s, resolved at its exit. Make it right after spawn. */
+export function childStopper(child: ChildProcess): () => Promise<void> {
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve())
+  })
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      return
+    }
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+  }
+}
+
+export async function startAdapterProcess(storageUrl: string, opts: AdapterProcessOptions = {}): Promise<AdapterProcess> {
+  const port = await freePort()
+  const env = adapterProcessEnv(opts.env)
   const args = [
     ...NODE_FLAGS,
     '--import',
@@ -62,9 +86,7 @@ export async function startAdapterProcess(storageUrl: string, opts: AdapterProce
   child.stderr?.on('data', (d: Buffer) => {
     err += d.toString('utf8')
   })
-  const exited = new Promise<void>((resolve) => {
-    child.once('exit', () => resolve())
-  })
+  const stop = childStopper(child)
   const base = `http://127.0.0.1:${port}`
   const proc: AdapterProcess = {
     base,
@@ -72,15 +94,7 @@ export async function startAdapterProcess(storageUrl: string, opts: AdapterProce
     child,
     stdout: () => out,
     stderr: () => err,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        return
-      }
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-      await exited
-      clearTimeout(timer)
-    },
+    stop,
   }
   await waitQueryReady(proc, 60_000)
   return proc

@@ -36,7 +36,7 @@ export class LoginGuard {
 
   /** whether `user` exists and is enabled: what a configured token's user needs (no password involved) */
   enabled(user: string): boolean {
-    return this.catalog.listUsers().some((u) => u.name === user && u.enable)
+    return this.catalog.getUser(user)?.enable === true
   }
 
   /** `peer` is the socket's remote address (never a forwarded header). */

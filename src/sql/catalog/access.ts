@@ -19,7 +19,7 @@ export function noRights(what: string): TdError {
 }
 
 function activeUser(catalog: Catalog, name: string): { super: boolean; createdb: boolean } | undefined {
-  const u = catalog.listUsers().find((x) => x.name === name)
+  const u = catalog.getUser(name)
   return u === undefined || !u.enable ? undefined : u
 }
 

@@ -54,6 +54,16 @@ export class SqlCatalog extends TableDdl implements LoadableCatalog {
     return [...this.users.values()].map(({ hash: _hash, ...u }) => u)
   }
 
+  getUser(name: string): UserInfo | undefined {
+    this.ready()
+    const u = this.users.get(name)
+    if (u === undefined) {
+      return undefined
+    }
+    const { hash: _hash, ...info } = u
+    return info
+  }
+
   async createUser(name: string, password: string, opts: Partial<UserInfo> = {}): Promise<void> {
     const hash = await hashPassword(password)
     await this.mutate(async () => {

@@ -90,6 +90,8 @@ export interface Catalog {
 
   // users (passwords hashed with scrypt, never stored or logged in clear)
   listUsers(): UserInfo[]
+  /** one user by name (every request's privilege check asks: no list is built) */
+  getUser(name: string): UserInfo | undefined
   createUser(name: string, password: string, opts?: Partial<UserInfo>): Promise<void>
   alterUserPassword(name: string, password: string): Promise<void>
   alterUser(name: string, opts: Partial<UserInfo>): Promise<void>
