@@ -37,6 +37,9 @@ import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
+import { budgetShares, detectMemoryLimit, queryShare } from './monitor/memory-budget.js'
+import { createWorkMetrics, WorkBudget } from './monitor/work-budget.js'
+import { reserveWork, type WorkAdmission } from './http/middleware/work.js'
 import { createIngestRoutes } from './rest/ingest-routes.js'
 import { createRowsOffload } from './rest/encode/offload.js'
 import type { RowsOffloadHandle } from './rest/encode/rows-offload.js'
@@ -82,6 +85,9 @@ export interface StartOptions {
   rootPasswordGiven?: boolean
 }
 
+/** While the gate stays paused, storage memory is given back this often. */
+const RELEASE_WHILE_PAUSED_MS = 5000
+
 export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {
   const logHandle: LoggerHandle | undefined = opts.logger ? undefined : createLogger(config)
   const logger = opts.logger ?? (logHandle as LoggerHandle).logger
@@ -94,7 +100,22 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
   let lineprotoWorkers: LineProtoWorkers | undefined
   let encodeOffload: RowsOffloadHandle | undefined
   try {
+    // the memory budget: DuckDB's share and what requests in flight may hold (memory-budget.ts)
+    const memoryLimit = detectMemoryLimit(opts.cgroupRoot ?? '/')
+    const shares = budgetShares(memoryLimit.bytes, {
+      inMemory: config.storage.url === 'duckdb::memory:' || config.storage.url === 'duckdb:',
+      storage: config.storage.memoryLimit,
+      work: config.monitor.workMemory,
+    })
+    const duckdb = config.storage.url.startsWith('duckdb:')
+    logger.info({
+      memoryLimitBytes: memoryLimit.bytes,
+      source: memoryLimit.source,
+      ...(duckdb ? { storageMemoryLimitBytes: shares.storageBytes } : {}),
+      workMemoryBytes: shares.workBytes,
+    }, 'memory budget')
     storage = await openStorage(config.storage.url, {
+      ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : {}),
       rootPassword: config.auth.rootPassword,
       rootPasswordGiven: opts.rootPasswordGiven === true,
       onRootPasswordApplied: () => logger.warn('root password set from --auth.rootPassword (it differed from the stored one; the flag is the source of truth)'),
@@ -107,13 +128,42 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const gate = new Gate()
     // DuckDB keeps its buffer pool and allocator cache after a burst; without giving them back a
     // paused gate may never see memory fall below its threshold again
-    gate.onPause((state) => {
+    // paused gate may never see memory fall below its threshold again. Released on entering a
+    // pause and again every few seconds while it lasts: what a burst still held at the pause is
+    // given back once the burst is over
+    let releasing: NodeJS.Timeout | undefined
+    const release = (state: string): void => {
       storage?.engine.releaseMemory?.().then(
         () => logger.info({ state }, 'memory gate paused: storage memory released'),
         (err: unknown) => logger.warn({ err }, 'memory gate paused: releasing storage memory failed'),
       )
+    }
+    gate.onPause((state) => {
+      release(state)
+      releasing ??= setInterval(() => {
+        if (gate.state === 'normal') {
+          clearInterval(releasing)
+          releasing = undefined
+          return
+        }
+        release(gate.state)
+      }, RELEASE_WHILE_PAUSED_MS)
+      releasing.unref()
     })
     const metrics = createHttpMetrics({ clientIp: !config.monitor.disableCollectClientIP })
+    const budget = new WorkBudget(shares.workBytes)
+    const refused = createWorkMetrics(metrics.registry, budget)
+    const work: WorkAdmission = { budget, waitMs: config.monitor.workWait, maxBodySize: config.http.maxBodySize, refused }
+    const queryBytes = queryShare(shares.workBytes)
+    // all-paused: running queries are cancelled so what they hold is freed before the kernel acts
+    gate.onPause((state) => {
+      if (state === 'all-paused') {
+        const n = budget.revokeAll(new Error('all-paused'))
+        if (n > 0) {
+          logger.warn({ queries: n }, 'memory gate all-paused: running queries cancelled')
+        }
+      }
+    })
     createStoragePoolMetrics(metrics.registry, storage.engine)
     createStorageWalMetrics(metrics.registry, storage.engine)
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
@@ -131,15 +181,16 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       gate,
       ...(sqlLogger ? { sqlLogger } : {}),
       ...(encodeOffload ? { encodeOffload } : {}),
+      work: { budget, queryBytes, waitMs: config.monitor.workWait, refused },
     })
     // the /rest module gates itself (restRetryAfter: all-paused before anything else; its SQL
     // handler classifies statements for the query pause)
-    const rest = guarded(restRoutes, [], tracing)
+    const rest = guarded(restRoutes, [reserveWork(work, 'rest', 'tdengine')], tracing)
     // one schemaless core for the HTTP write endpoints and the receivers
     const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
     const ingestMetrics = createIngestMetrics(metrics.registry)
     const workerCount = config.lineproto.enable
-      ? parseWorkerCount(config.lineproto.parseWorkers, cores)
+      ? parseWorkerCount(config.lineproto.parseWorkers, cores, memoryLimit.bytes)
       : 0
     lineprotoWorkers = workerCount > 0 ? createLineProtoWorkers(workerCount, logger) : undefined
     const routes = createIngestRoutes({
@@ -153,7 +204,11 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     }).map((r) => ({
       prefix: r.prefix,
       // the memory gate of the route's class, before auth and body reading
-      app: guarded(r.app, [r.gate === 'query' ? queryGate(gate) : writeGate(gate)], tracing),
+      app: guarded(r.app, [
+        r.gate === 'query' ? queryGate(gate) : writeGate(gate),
+        // a query route (remote read) also holds a result's share while it builds the answer
+        reserveWork(work, r.gate, 'gateway', r.gate === 'query' ? queryBytes : 0),
+      ], tracing),
     }))
     const opened = storage
     const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined
@@ -168,6 +223,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         intervalMs: config.monitor.collectDuration,
         logger,
         gauges: createMonitorGauges(metrics.registry),
+        relaxAfter: 2,
       })
       sampler.start()
     }

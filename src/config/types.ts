@@ -20,7 +20,11 @@ export interface AppConfig {
   restfulRowLimit: number
   smlAutoCreateDB: boolean
 
-  storage: { url: string }
+  storage: {
+    url: string
+    /** bytes; 0: derived from the memory limit (src/monitor/memory-budget.ts) */
+    memoryLimit: number
+  }
   auth: { rootPassword: string }
   /** `--rest.tokens token=user,...`: tokens accepted in the `?token=` query parameter */
   rest: {
@@ -69,6 +73,10 @@ export interface AppConfig {
     pauseAllMemoryThreshold: number
     pauseQueryMemoryThreshold: number
     user: string
+    /** bytes; 0: a quarter of the memory limit */
+    workMemory: number
+    /** ms */
+    workWait: number
     writeInterval: number
     writeToDB: boolean
   }

@@ -72,6 +72,8 @@ export const JSON_TYPE = 'application/json; charset=utf-8'
 const STORAGE_RETRY_AFTER = '1'
 /** How long agents are asked to wait while the memory gate pauses them (the original's value). */
 export const PAUSED_RETRY_AFTER = '120'
+/** a full work budget frees up as requests finish: seconds, not minutes */
+export const BUSY_RETRY_AFTER = '2'
 
 export const problems = {
   badRequest: (desc: string): Problem => ({ status: STATUS.badRequest, desc }),
@@ -112,6 +114,12 @@ export const problems = {
     desc,
     ...(code === undefined ? {} : { code }),
     headers: { 'Retry-After': STORAGE_RETRY_AFTER },
+  }),
+  /** the work budget stayed full for monitor.workWait (src/monitor/work-budget.ts) */
+  busy: (waitedMs: number): Problem => ({
+    status: STATUS.paused,
+    desc: `memory budget exhausted: requests in flight hold monitor.workMemory; waited ${waitedMs} ms`,
+    headers: { 'Retry-After': BUSY_RETRY_AFTER },
   }),
   /** the memory gate: the spec's texts as JSON strings (quotes included), as the original wrote them */
   paused: (what: 'memory exceeds threshold' | 'query memory exceeds threshold'): Problem => ({

@@ -66,6 +66,14 @@ describe('sampler drives the gate through the spec table', () => {
     ])
   })
 
+  it('relaxAfter: the gate relaxes only after that many samples in a row call for it; pausing is at once', () => {
+    const gate = new Gate()
+    const percents = [85, 60, 85, 60, 60, 75, 60, 60]
+    const sampler = createSampler({ probe: fakeProbe(percents), gate, thresholds: { query: 70, all: 80 }, intervalMs: 1000, logger: captureLogger().logger, relaxAfter: 2 })
+    const seen = percents.map(() => sampler.sampleOnce())
+    expect(seen).toEqual(['all-paused', 'all-paused', 'all-paused', 'all-paused', 'normal', 'query-paused', 'query-paused', 'normal'])
+  })
+
   it('a failing probe keeps the state and logs once', () => {
     const gate = new Gate()
     const { logger, lines } = captureLogger()

@@ -168,6 +168,12 @@ export interface SamplerOptions {
   intervalMs: number
   logger: Logger
   gauges?: MonitorGauges
+  /**
+   * Consecutive samples that must call for a milder state before the gate relaxes (default 1: the
+   * spec's table as is). The adapter uses 2: memory freed by one GC right after a pause would
+   * otherwise reopen the gate for a single interval and let the same load in again.
+   */
+  relaxAfter?: number
 }
 
 export interface Sampler {
@@ -180,8 +186,9 @@ export interface Sampler {
   readonly last: { memoryPercent: number; cpuPercent: number }
 }
 
-export function createSampler({ probe, gate, thresholds, intervalMs, logger, gauges }: SamplerOptions): Sampler {
+export function createSampler({ probe, gate, thresholds, intervalMs, logger, gauges, relaxAfter = 1 }: SamplerOptions): Sampler {
   let timer: NodeJS.Timeout | undefined
+  let milder = 0
   const last = { memoryPercent: NaN, cpuPercent: NaN }
   let failing = false
 
@@ -209,8 +216,17 @@ export function createSampler({ probe, gate, thresholds, intervalMs, logger, gau
     gauges?.cpuPercent.set(cpu)
 
     const before = gate.state
-    const after = nextGateState(before, mem.percent, thresholds)
+    let after = nextGateState(before, mem.percent, thresholds)
+    if (gateStateCode(after) < gateStateCode(before)) {
+      milder++
+      if (milder < relaxAfter) {
+        after = before
+      }
+    } else {
+      milder = 0
+    }
     if (after !== before) {
+      milder = 0
       gate.set(after)
       const detail = { from: before, to: after, memoryPercent: round(mem.percent), usedBytes: mem.usedBytes, limitBytes: mem.limitBytes, thresholds }
       if (gateStateCode(after) > gateStateCode(before)) {

@@ -14,6 +14,8 @@ export interface QueryDeadline {
   timedOut(): boolean
   /** stops the timer and detaches from the client's signal; call when the answer is complete */
   done(): void
+  /** stops the query now with `reason` (the memory gate's all-paused) */
+  cancel(reason: Error): void
 }
 
 export function queryDeadline(client: AbortSignal | undefined, timeoutMs: number): QueryDeadline {
@@ -42,6 +44,9 @@ export function queryDeadline(client: AbortSignal | undefined, timeoutMs: number
     done() {
       clearTimeout(timer)
       client?.removeEventListener('abort', onClientGone)
+    },
+    cancel(reason) {
+      controller.abort(reason)
     },
   }
 }

@@ -16,6 +16,8 @@ export interface RestGate {
   queryPaused(): boolean
 }
 
+import type { WorkBudget } from '../monitor/work-budget.js'
+
 export interface RestDeps {
   config: AppConfig
   storage: Storage
@@ -29,4 +31,16 @@ export interface RestDeps {
   sqlLogger?: Logger
   /** optional: a worker that encodes parts of large results (encode-offload.ts) */
   encodeOffload?: RowsOffload
+  /** optional: the work budget a streamed query result reserves its share of (monitor.workMemory) */
+  work?: QueryWork
+}
+
+/** What a query reserves while its result is produced and sent. */
+export interface QueryWork {
+  budget: WorkBudget
+  /** bytes one streamed result may hold at once (chunks fetched, encoded, queued for the socket) */
+  queryBytes: number
+  /** monitor.workWait, ms */
+  waitMs: number
+  refused?: (kind: string) => void
 }

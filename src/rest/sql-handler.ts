@@ -46,6 +46,40 @@ function queryGateRefuses(deps: RestDeps, sql: string): boolean {
   }
 }
 
+/** Cancels a query whose reservation the gate revokes on all-paused. */
+const MEMORY_KILLED = (): TdError => new TdError(TD.TSC_QUERY_KILLED, 'Query killed: memory exceeds threshold (the memory gate went all-paused)')
+
+/**
+ * A query's share of the work budget, held until its answer is complete (finisher), revoked
+ * (the query cancelled) when the gate goes all-paused. Statements that are not queries reserve
+ * nothing here: their body was reserved by the route's middleware.
+ */
+async function reserveQuery(deps: RestDeps, sql: string, deadline: QueryDeadline): Promise<(() => void) | 'refused'> {
+  const work = deps.work
+  if (work === undefined) {
+    return () => {}
+  }
+  let kind: string
+  try {
+    kind = deps.sql.classify(sql)
+  } catch {
+    return () => {}
+  }
+  if (kind !== 'query') {
+    return () => {}
+  }
+  const held = await work.budget.reserve(work.queryBytes, {
+    waitMs: work.waitMs,
+    signal: deadline.signal,
+    onRevoke: () => deadline.cancel(MEMORY_KILLED()),
+  })
+  if (held === undefined) {
+    work.refused?.('query')
+    return 'refused'
+  }
+  return held.release
+}
+
 interface Statement {
   reqId: bigint
   user: string
@@ -57,7 +91,7 @@ interface Statement {
  * What runs once when a statement's answer is complete (or failed): the deadline is released,
  * a timeout is logged, and a statement slower than `log.slowQueryThreshold` is logged.
  */
-function finisher(deps: RestDeps, deadline: QueryDeadline, stmt: Statement): (err?: unknown) => void {
+function finisher(deps: RestDeps, deadline: QueryDeadline, stmt: Statement, release: () => void): (err?: unknown) => void {
   const started = performance.now()
   let finished = false
   return (err) => {
@@ -66,6 +100,7 @@ function finisher(deps: RestDeps, deadline: QueryDeadline, stmt: Statement): (er
     }
     finished = true
     deadline.done()
+    release()
     const ms = Math.round(performance.now() - started)
     const fields = { reqId: stmt.reqId.toString(), user: stmt.user, db: stmt.db, ms }
     // a statement that ignores the signal (INSERT, DDL) and completed is merely slow
@@ -158,7 +193,12 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   }
   // stops the backend query on rest.queryTimeout or when the client goes away
   const deadline = queryDeadline(c.req.raw.signal, deps.config.rest.queryTimeout)
-  const done = finisher(deps, deadline, { reqId: reqId.reqId, user, db: defaultDb, sql })
+  const held = await reserveQuery(deps, sql, deadline)
+  if (held === 'refused') {
+    deadline.done()
+    return respond('tdengine', problems.busy(deps.work?.waitMs ?? 0))
+  }
+  const done = finisher(deps, deadline, { reqId: reqId.reqId, user, db: defaultDb, sql }, held)
   let result: SqlResult
   try {
     result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: deadline.signal })
@@ -223,9 +263,10 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
           return
         }
         // Mid-stream failure after the 200 went out: cut the body so the client sees a broken
-        // response instead of a well-formed, silently truncated one (taosAdapter's bug). A
-        // timeout is expected (done() logged it); anything else is ours.
-        if (!deadline.timedOut()) {
+        // response instead of a well-formed, silently truncated one (taosAdapter's bug).
+        // A timeout or a memory-gate cancel is expected (done() or the gate logged it); anything
+        // else is ours.
+        if (!deadline.signal.aborted) {
           log.error({ err, reqId: reqId.reqId.toString() }, 'rest sql failed while streaming')
         }
         // Under @hono/node-server the socket is closed without the last chunk (every client then

@@ -6,6 +6,8 @@ import type { Engine } from './types.js'
 /** What opening an engine takes besides its URL. */
 export interface EngineOptions {
   pool?: AppConfig['pool']
+  /** DuckDB memory_limit, bytes (the storage share of the memory budget); PostgreSQL ignores it */
+  memoryLimitBytes?: number
 }
 
 /** The PostgreSQL backend module's entry point (src/storage/postgres/index.ts). */
@@ -56,8 +58,11 @@ export async function openEngine(url: string, opts: EngineOptions): Promise<Engi
   throw new Error(`storage.url: unsupported storage URL "${url}" (expected duckdb:<path>, duckdb::memory: or postgres://...)`)
 }
 
-function readConnections(opts: EngineOptions): { readConnections: number } {
+function readConnections(opts: EngineOptions): { readConnections: number; memoryLimitBytes?: number } {
   // DuckDB parallelises inside one query; a few connections are enough for concurrent requests
   const max = opts.pool?.maxConnect
-  return { readConnections: max && max > 0 ? Math.min(max, 8) : 4 }
+  return {
+    readConnections: max && max > 0 ? Math.min(max, 8) : 4,
+    ...(opts.memoryLimitBytes !== undefined ? { memoryLimitBytes: opts.memoryLimitBytes } : {}),
+  }
 }

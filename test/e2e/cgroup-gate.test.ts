@@ -16,15 +16,15 @@
  * Needs root and a writable cgroup hierarchy; without them it is skipped with one line (a failure
  * under DB_ADAPTER_TEST_REQUIRE_PACKAGES=1, as in CI). Any other trouble with the cgroup FAILS.
  */
-import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipUnless } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
+import { cgroupUnavailable, createCgroup, removeCgroup, spawnInCgroup, workingSet, type Cgroup } from '../lib/cgroup.js'
 
 const REPO = join(import.meta.dirname, '../..')
 const LIMIT = 400 * 1024 * 1024
@@ -32,68 +32,13 @@ const QUERY_THRESHOLD = 45
 const ALL_THRESHOLD = 65
 const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
 
-interface Cgroup {
-  version: 1 | 2
-  dir: string
-  limitFile: string
-}
-
 let cg: Cgroup | undefined
 let child: ChildProcess | undefined
 let base = ''
 let output = ''
 
-/** Why this machine cannot hold the test's cgroup at all, or undefined. */
-function cgroupUnavailable(): string | undefined {
-  if (process.getuid?.() !== 0) {
-    return 'needs root (it creates a memory-limited cgroup)'
-  }
-  const parent = existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes') ? '/sys/fs/cgroup/memory' : '/sys/fs/cgroup'
-  try {
-    accessSync(parent, constants.W_OK)
-  } catch {
-    return `needs a writable ${parent} (a read-only cgroup mount, as in an unprivileged container)`
-  }
-  return undefined
-}
 const skip = skipUnless('memory gate in a real cgroup', cgroupUnavailable())
-
-function createCgroup(): Cgroup {
-  const name = `db-adapter-e2e-${process.pid}`
-  const v1 = '/sys/fs/cgroup/memory'
-  try {
-    if (existsSync(join(v1, 'memory.limit_in_bytes'))) {
-      const dir = join(v1, name)
-      mkdirSync(dir)
-      const made: Cgroup = { version: 1, dir, limitFile: join(dir, 'memory.limit_in_bytes') }
-      writeFileSync(made.limitFile, String(LIMIT))
-      return made
-    }
-    if (existsSync('/sys/fs/cgroup/cgroup.controllers')) {
-      const dir = join('/sys/fs/cgroup', name)
-      mkdirSync(dir)
-      const made: Cgroup = { version: 2, dir, limitFile: join(dir, 'memory.max') }
-      writeFileSync(made.limitFile, String(LIMIT))
-      return made
-    }
-  } catch (err) {
-    throw new Error(
-      `cgroup-gate e2e: cannot create a memory-limited cgroup (${err instanceof Error ? err.message : String(err)}); this test needs root and a writable /sys/fs/cgroup`,
-      { cause: err },
-    )
-  }
-  throw new Error('cgroup-gate e2e: no cgroup memory controller found (neither /sys/fs/cgroup/memory nor cgroup v2 at /sys/fs/cgroup)')
-}
-
-/** The cgroup's working set as a percent of its current limit (what the adapter should report). */
-function workingSetPercent(c: Cgroup): { percent: number; bytes: number; limit: number } {
-  const limit = Number(readFileSync(c.limitFile, 'utf8').trim())
-  const usage = Number(readFileSync(join(c.dir, c.version === 1 ? 'memory.usage_in_bytes' : 'memory.current'), 'utf8').trim())
-  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
-  const inactive = Number((c.version === 1 ? /^total_inactive_file (\d+)$/m : /^inactive_file (\d+)$/m).exec(stat)?.[1] ?? 0)
-  const bytes = usage - inactive
-  return { percent: (100 * bytes) / limit, bytes, limit }
-}
+const workingSetPercent = workingSet
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const get = (path: string): Promise<Response> => fetch(`${base}${path}`)
@@ -150,7 +95,7 @@ beforeAll(async () => {
   if (skip) {
     return
   }
-  cg = createCgroup()
+  cg = createCgroup('e2e', LIMIT)
   const port = await freePort()
   base = `http://127.0.0.1:${port}`
   const args = [
@@ -165,14 +110,7 @@ beforeAll(async () => {
     `--monitor.pauseQueryMemoryThreshold=${QUERY_THRESHOLD}`,
     `--monitor.pauseAllMemoryThreshold=${ALL_THRESHOLD}`,
   ]
-  // The shell writes its own pid into cgroup.procs and then execs node under that same pid: the
-  // adapter process starts inside the cgroup, so all of its memory is charged there (v1 does not
-  // move charges of pages allocated before a move).
-  const quoted = args.map((a) => `'${a}'`).join(' ')
-  child = spawn('sh', ['-c', `echo $$ > '${join(cg.dir, 'cgroup.procs')}' && exec '${process.execPath}' ${quoted}`], {
-    cwd: REPO,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  child = spawnInCgroup(cg, args, REPO)
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()))
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()))
   const until = Date.now() + 30000
@@ -205,18 +143,7 @@ afterAll(async () => {
     clearTimeout(timer)
   }
   if (cg) {
-    // an exiting process leaves the cgroup a moment after its exit is reported
-    for (let i = 0; i < 50; i++) {
-      try {
-        rmdirSync(cg.dir)
-        break
-      } catch (err) {
-        if (i === 49) {
-          throw new Error(`could not remove ${cg.dir}: ${String(err)}`, { cause: err })
-        }
-        await sleep(100)
-      }
-    }
+    await removeCgroup(cg)
     expect(existsSync(cg.dir)).toBe(false)
   }
 }, 30000)

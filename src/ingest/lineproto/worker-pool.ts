@@ -27,9 +27,18 @@ import type { BodyLease } from '../body-pool.js'
 const AUTO_MAX_WORKERS = 4
 
 /** The worker count `lineproto.parseWorkers` asks for (-1: automatic; 0: parse on the main thread). */
-export function parseWorkerCount(setting: number, cores: number = availableParallelism()): number {
+/**
+ * Below this memory limit the automatic count is 0: a parse worker's own heap costs about 35 MB
+ * under load (measured in a 256 MiB cgroup), more than such a container can spare.
+ */
+export const AUTO_WORKERS_MIN_MEMORY = 384 * 2 ** 20
+
+export function parseWorkerCount(setting: number, cores: number = availableParallelism(), memoryLimitBytes = Infinity): number {
   if (setting >= 0) {
     return setting
+  }
+  if (memoryLimitBytes < AUTO_WORKERS_MIN_MEMORY) {
+    return 0
   }
   return Math.min(AUTO_MAX_WORKERS, Math.max(0, cores - 1))
 }

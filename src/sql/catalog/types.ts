@@ -149,4 +149,6 @@ export interface StorageOptions {
   /** called when the stored root password was replaced by the given one */
   onRootPasswordApplied?: () => void
   pool?: AppConfig['pool']
+  /** DuckDB memory_limit, bytes (src/monitor/memory-budget.ts) */
+  memoryLimitBytes?: number
 }

@@ -25,6 +25,8 @@ interface DuckDBEngineOptions {
    * (default true). false sends every write through staging + update/insert; kept for tests.
    */
   directAppend?: boolean
+  /** DuckDB memory_limit in bytes (the adapter's storage share of its memory budget); default DuckDB's own */
+  memoryLimitBytes?: number
   /** WAL size (bytes) from which the engine checkpoints a file database; default 16 MiB (tests: smaller) */
   checkpointWalBytes?: number
 }
@@ -75,6 +77,8 @@ export class DuckDBEngine implements Engine {
     /** the WAL of a file database (undefined in memory) */
     walPath: string | undefined,
     checkpointWalBytes: number,
+    /** the memory_limit setting the engine runs with, or undefined for DuckDB's default */
+    private readonly memoryLimit: string | undefined,
   ) {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
@@ -84,7 +88,12 @@ export class DuckDBEngine implements Engine {
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
     const inMemory = path === ':memory:' || path === ''
-    const instance = await DuckDBInstance.create(path, inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD })
+    const memoryLimit = opts.memoryLimitBytes !== undefined && opts.memoryLimitBytes > 0 ? `${Math.max(1, Math.floor(opts.memoryLimitBytes / 2 ** 20))}MiB` : undefined
+    const settings: Record<string, string> = {
+      ...(inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD }),
+      ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
+    }
+    const instance = await DuckDBInstance.create(path, settings)
     const writeConn = await instance.connect()
     return new DuckDBEngine(
       instance,
@@ -93,6 +102,7 @@ export class DuckDBEngine implements Engine {
       opts.directAppend ?? true,
       inMemory ? undefined : `${path}.wal`,
       opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
+      memoryLimit,
     )
   }
 
@@ -108,13 +118,24 @@ export class DuckDBEngine implements Engine {
     }
     await this.onWriter(async (c) => {
       try {
-        await c.run(`SET memory_limit = '${RELEASE_MEMORY_LIMIT}'`)
+        await c.run(`SET memory_limit = '${this.releaseLimit()}'`)
+      } catch (err) {
+        // what is pinned by running work cannot go: DuckDB evicts the rest, then refuses the limit
+        if (!/could not free up enough memory/.test(String(err))) {
+          throw err
+        }
       } finally {
-        // back to DuckDB's own default (the engine sets no other); re-setting the value read
-        // from current_setting would round it
-        await c.run('RESET memory_limit')
+        // back to the engine's own limit (re-setting the value read from current_setting would
+        // round it)
+        await c.run(this.memoryLimit === undefined ? 'RESET memory_limit' : `SET memory_limit = '${this.memoryLimit}'`)
       }
     })
+  }
+
+  /** 64MB, or an eighth of a smaller configured limit (a limit of 64MB would evict nothing) */
+  private releaseLimit(): string {
+    const mib = this.memoryLimit === undefined ? Infinity : Number.parseInt(this.memoryLimit, 10)
+    return mib / 8 < 64 ? `${Math.max(4, Math.floor(mib / 8))}MiB` : RELEASE_MEMORY_LIMIT
   }
 
   private assertOpen(): void {

@@ -41,6 +41,19 @@ describe('DuckDBEngine.releaseMemory', () => {
     }
   })
 
+  it('runs under the memory limit it was opened with, and releaseMemory restores that one', async () => {
+    const engine = await DuckDBEngine.open(join(dir, 'limited.duckdb'), { memoryLimitBytes: 96 * 2 ** 20 })
+    try {
+      const setting = async (): Promise<unknown> => (await engine.query(`SELECT current_setting('memory_limit')`))[0][0]
+      expect(await setting()).toBe('96.0 MiB')
+      await engine.exec('CREATE TABLE t AS SELECT range AS id FROM range(1000000)')
+      await engine.releaseMemory()
+      expect(await setting()).toBe('96.0 MiB')
+    } finally {
+      await engine.close()
+    }
+  })
+
   it('does nothing on an in-memory database (its data would have to spill)', async () => {
     const engine = await DuckDBEngine.open(':memory:')
     try {

@@ -21,6 +21,10 @@ export async function* streamOn(c: DuckDBConnection, sql: string, opts: QueryOpt
     }
     const chunk = await whenAborted(result.fetchChunk(), opts?.signal)
     if (!chunk || chunk.rowCount === 0) {
+      // an interrupt can end a streaming result like its last chunk: never pass that off as whole
+      if (opts?.signal?.aborted === true) {
+        throw abortError(opts.signal)
+      }
       break
     }
     const asColumns = numeric && buf.length === 0 ? numericChunk(chunk) : undefined

@@ -1,0 +1,227 @@
+/**
+ * Overload inside a REAL memory cgroup (issue 33's goal): the adapter runs in a cgroup of 256 MiB,
+ * then of 400 MiB, with `--monitor.incgroup=true` and its default thresholds, and for 60 s takes
+ * line-protocol ingest from more writers than it has cores plus concurrent `select *` over a
+ * table of a million rows. What must hold:
+ * - the kernel kills nothing (the cgroup's oom_kill count stays 0) and the process keeps running;
+ * - every client gets a complete answer (a 204, or a 200 whose JSON body parses whole) or a 503
+ *   with Retry-After: no other status, no body cut short; the one exception is a query the gate
+ *   cancels when it goes all-paused after the query's 200 went out: that response is broken off
+ *   so the client sees an error (counted, and never more than the adapter logged cancelling);
+ * - after the load the gate comes back to normal within a few sampling periods.
+ * The figures (requests, 503s, completed, peak memory, OOM kills) are printed for the closing note.
+ *
+ * Needs root and a writable cgroup hierarchy, as test/e2e/cgroup-gate.test.ts.
+ * DB_ADAPTER_TEST_OVERLOAD_SECONDS shortens the load phase (default 60).
+ */
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { skipUnless } from '../lib/debian-package.js'
+import { freePort } from '../lib/free-port.js'
+import { cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, workingSet } from '../lib/cgroup.js'
+import type { Cgroup } from '../lib/cgroup.js'
+
+const REPO = join(import.meta.dirname, '../..')
+const MiB = 2 ** 20
+const SECONDS = Number(process.env.DB_ADAPTER_TEST_OVERLOAD_SECONDS ?? 60)
+const ROWS = 1_000_000
+const BATCH = 5000
+const WRITERS = 4
+const READERS = 3
+const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
+
+const skip = skipUnless('overload in a real cgroup', cgroupUnavailable())
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+
+interface Tally {
+  requests: number
+  completed: number
+  refused: number
+  /** responses the adapter broke off after their status line (a query cancelled by all-paused) */
+  aborted: number
+  /** anything else: wrong status, a body cut short, a connection error */
+  bad: string[]
+}
+
+let child: ChildProcess | undefined
+let cg: Cgroup | undefined
+let dataDir = ''
+let output = ''
+
+afterEach(async () => {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((r) => child!.once('exit', () => r()))
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child!.kill('SIGKILL'), 15000)
+    await exited
+    clearTimeout(timer)
+  }
+  child = undefined
+  if (cg) {
+    await removeCgroup(cg)
+    cg = undefined
+  }
+  if (dataDir) {
+    rmSync(dataDir, { recursive: true, force: true })
+  }
+}, 40000)
+
+async function start(limit: number): Promise<string> {
+  cg = createCgroup('overload', limit)
+  dataDir = mkdtempSync(join(tmpdir(), 'cgroup-overload-'))
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  output = ''
+  child = spawnInCgroup(cg, [
+    '--import', 'tsx', 'src/main.ts',
+    '--port', String(port), '--host', '127.0.0.1',
+    '--storage.url', `duckdb:${join(dataDir, 'data.duckdb')}`,
+    '--log.path', dataDir,
+    '--smlAutoCreateDB=true',
+    '--collagent.enable=false',
+    '--monitor.incgroup=true',
+    '--monitor.collectDuration=500ms',
+    // gate transitions and cancellations are warnings; request lines would bury them
+    '--logLevel', 'warn',
+  ], REPO)
+  child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20000)))
+  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20000)))
+  const until = Date.now() + 30000
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`adapter exited (${child.exitCode ?? child.signalCode}):\n${output}`)
+    }
+    try {
+      if ((await fetch(`${base}/-/live`)).status === 200) {
+        return base
+      }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > until) {
+      throw new Error(`adapter did not start:\n${output}`)
+    }
+    await sleep(100)
+  }
+}
+
+let ts = Date.now() * 1000 - ROWS * 1000
+function body(rows: number, measurement: string): string {
+  const lines: string[] = []
+  for (let i = 0; i < rows; i++) {
+    lines.push(`${measurement},host=h${i % 100} usage=${(i % 1000) / 10},idle=${i % 97}i,state="s${i % 13}" ${ts++}`)
+  }
+  return lines.join('\n')
+}
+
+/** One request; its outcome goes into the tally. A 200 body must parse as a whole. */
+async function attempt(t: Tally, what: string, run: () => Promise<Response>): Promise<number> {
+  t.requests++
+  try {
+    const res = await run()
+    let text: string
+    try {
+      text = await res.text()
+    } catch {
+      // the client sees the break (fetch rejects): never a cut-off body passed off as whole
+      t.aborted++
+      return -1
+    }
+    if (res.status === 503) {
+      if (res.headers.get('retry-after') === null) {
+        t.bad.push(`${what}: 503 without Retry-After`)
+      }
+      t.refused++
+    } else if (res.status === 204 || (res.status === 200 && JSON.parse(text) !== undefined)) {
+      t.completed++
+    } else {
+      t.bad.push(`${what}: ${res.status} ${text.slice(0, 200)}`)
+    }
+    return res.status
+  } catch (err) {
+    t.bad.push(`${what}: ${err instanceof Error ? `${err.message} ${String((err as { cause?: unknown }).cause ?? '')}` : String(err)}`)
+    return 0
+  }
+}
+
+async function overload(limitMiB: number): Promise<void> {
+  const base = await start(limitMiB * MiB)
+  const c = cg!
+  const write = (text: string): Promise<Response> =>
+    fetch(`${base}/lineproto/v1/write?db=load&precision=us`, { method: 'POST', body: text, headers: AUTH })
+
+  // a million rows for the readers, written before the load (memory stays under the gate here)
+  const preload: Tally = { requests: 0, completed: 0, refused: 0, aborted: 0, bad: [] }
+  for (let n = 0; n < ROWS / BATCH; n++) {
+    const status = await attempt(preload, 'preload', () => write(body(BATCH, 'big')))
+    if (status === 503) {
+      await sleep(500)
+      n--
+    }
+  }
+  expect(preload.bad, output).toEqual([])
+  const count = await (await fetch(`${base}/rest/sql`, { method: 'POST', body: 'select count(*) from load.big', headers: AUTH })).json() as { data: number[][] }
+  expect(count.data[0][0]).toBe(ROWS)
+
+  const t: Tally = { requests: 0, completed: 0, refused: 0, aborted: 0, bad: [] }
+  let peakPercent = 0
+  const end = Date.now() + SECONDS * 1000
+  const writers = Array.from({ length: WRITERS }, async (_, w) => {
+    while (Date.now() < end) {
+      if ((await attempt(t, `writer ${w}`, () => write(body(BATCH, `m${w}`)))) !== 204) {
+        await sleep(200)
+      }
+    }
+  })
+  const readers = Array.from({ length: READERS }, async (_, r) => {
+    while (Date.now() < end) {
+      const status = await attempt(t, `reader ${r}`, () => fetch(`${base}/rest/sql`, { method: 'POST', body: 'select * from load.big', headers: AUTH }))
+      if (status !== 200) {
+        await sleep(200)
+      }
+    }
+  })
+  const watcher = (async () => {
+    while (Date.now() < end) {
+      peakPercent = Math.max(peakPercent, workingSet(c).percent)
+      await sleep(100)
+    }
+  })()
+  await Promise.all([...writers, ...readers, watcher])
+
+  // the way back: within a few sampling periods of the load's end, queries are served again
+  const back = Date.now()
+  let normalAfter = -1
+  while (Date.now() - back < 20000) {
+    const res = await fetch(`${base}/-/ping?action=query`).catch(() => undefined)
+    if (res?.status === 200) {
+      normalAfter = Date.now() - back
+      break
+    }
+    await sleep(250)
+  }
+  const kills = oomKills(c)
+  const figures = {
+    limitMiB, seconds: SECONDS, requests: t.requests, completed: t.completed, refused503: t.refused,
+    bad: t.bad.length, oomKills: kills, peakWorkingSetPercent: Math.round(peakPercent),
+    kernelPeakMiB: Math.round((peakBytes(c) ?? 0) / MiB), gateNormalAfterMs: normalAfter,
+  }
+  console.log(`cgroup overload: ${JSON.stringify(figures)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}`)
+  expect(kills, output).toBe(0)
+  expect(child!.exitCode, output).toBeNull()
+  expect(t.bad.slice(0, 10), output).toEqual([])
+  expect(t.completed).toBeGreaterThan(0)
+  // a broken-off answer is a query the gate cancelled when it went all-paused, and nothing else
+  const cancelled = [...output.matchAll(/"queries":(\d+).*running queries cancelled/g)].reduce((n, m) => n + Number(m[1]), 0)
+  expect(t.aborted).toBeLessThanOrEqual(cancelled)
+  expect(normalAfter, `gate still paused 20 s after the load; working set ${workingSet(c).percent.toFixed(0)}%\n${output}`).toBeGreaterThanOrEqual(0)
+  expect((await fetch(`${base}/rest/sql`, { method: 'POST', body: 'select count(*) from load.big', headers: AUTH })).status).toBe(200)
+}
+
+describe.skipIf(skip)('overload inside a real memory cgroup', () => {
+  it('256 MiB: no OOM kill, complete answers or 503, the gate comes back', () => overload(256), 60000 + SECONDS * 1000 * 2)
+  it('400 MiB: no OOM kill, complete answers or 503, the gate comes back', () => overload(400), 60000 + SECONDS * 1000 * 2)
+})
