@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card (default: sql,lp,tsbs,prom,ping,pg,card; pg needs
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet (default: sql,lp,tsbs,prom,ping,pg,card,telnet; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
@@ -14,8 +14,9 @@ import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
+import { runTelnetBench } from './telnet.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card,telnet').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -57,6 +58,21 @@ if (selected.has('ping')) {
     'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
   })
   log(`ingest meanwhile: ${fmt(r.ingestPointsPerSec)} points/s, ${r.writeErrors} failed writes`)
+}
+
+if (selected.has('telnet')) {
+  console.log('OpenTSDB telnet lines/s: TCP receiver (4 connections, batchSize 1) beside POST /tsdbproto/v1/put/telnet (4 connections, 1,000 lines a body), alternating rounds')
+  const r = await runTelnetBench(log)
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  console.table({
+    [`lines/s, median of ${r.rounds} rounds of ${fmt(r.lines)} lines`]: {
+      'telnet TCP': fmt(med(r.telnetLinesPerSec)),
+      'HTTP telnet': fmt(med(r.httpLinesPerSec)),
+      ratio: fmt(med(r.telnetLinesPerSec) / med(r.httpLinesPerSec), 2),
+    },
+    'lines not stored (drops)': { 'telnet TCP': r.telnetDropped, 'HTTP telnet': r.httpDropped, ratio: '-' },
+  })
+  log(`receiver counters: ${r.receiverCounters}`)
 }
 
 if (selected.has('card')) {

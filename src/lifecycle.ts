@@ -35,6 +35,7 @@ import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
+import { startTelnetReceivers } from './receivers/tsdbproto-telnet.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
 import { budgetShares, detectMemoryLimit, queryShare } from './monitor/memory-budget.js'
@@ -246,9 +247,11 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
     }
+    if (config.tsdbproto_telnet.enable) {
+      receivers.push(...(await startTelnetReceivers(receiverDeps)))
+    }
     for (const [flag, what] of [
       ['statsagent', 'StatsD receiver'],
-      ['tsdbproto_telnet', 'OpenTSDB telnet TCP receivers'],
       ['hostexporter', 'node_exporter scraper'],
     ] as const) {
       if (config[flag].enable) {

@@ -6,59 +6,15 @@
  * ends up counted as written, rejected (bad for the schema) or dropped (queue full, memory gate,
  * unusable credentials), and errors are logged at most once per interval per kind.
  */
-import type { Counter, Registry } from 'prom-client'
-import { Counter as PromCounter } from 'prom-client'
 import type { Point } from '../ingest/point.js'
 import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
-import { TdError } from '../td-error.js'
-import { isStorageUnavailable } from '../storage/errors.js'
 import type { Storage } from '../sql/catalog/types.js'
-import { requireIngest } from '../sql/catalog/access.js'
+import { ReceiverSink } from './receiver-sink.js'
+import { ThrottledLog, type ReceiverMetrics } from './receiver-log.js'
 
-export interface ReceiverMetrics {
-  /** datagrams, connections' lines or scrapes: accepted | malformed | dropped */
-  packets: Counter<'receiver' | 'result'>
-  /** points: written | rejected | dropped */
-  points: Counter<'receiver' | 'result'>
-}
-
-export function createReceiverMetrics(registry: Registry): ReceiverMetrics {
-  return {
-    packets: new PromCounter({
-      name: 'db_adapter_receiver_packets_total',
-      help: 'Datagrams (or lines, scrapes) a receiver got, by result: accepted, malformed (could not be decoded, wholly or partly), dropped (memory gate or full queue)',
-      labelNames: ['receiver', 'result'],
-      registers: [registry],
-    }),
-    points: new PromCounter({
-      name: 'db_adapter_receiver_points_total',
-      help: 'Points a receiver decoded, by result: written, rejected (refused by the schema, e.g. a type conflict), dropped (memory gate, full queue, bad credentials, storage errors)',
-      labelNames: ['receiver', 'result'],
-      registers: [registry],
-    }),
-  }
-}
-
-/** Logs a kind of error at most once per interval, with how many were held back meanwhile. */
-export class ThrottledLog {
-  readonly #last = new Map<string, { at: number; held: number }>()
-  constructor(
-    private readonly logger: Logger,
-    private readonly intervalMs = 10_000,
-  ) {}
-
-  error(kind: string, fields: Record<string, unknown>, message: string): void {
-    const now = Date.now()
-    const seen = this.#last.get(kind)
-    if (seen !== undefined && now - seen.at < this.intervalMs) {
-      seen.held++
-      return
-    }
-    this.#last.set(kind, { at: now, held: 0 })
-    this.logger.error({ ...fields, ...(seen !== undefined && seen.held > 0 ? { suppressedSinceLast: seen.held } : {}) }, message)
-  }
-}
+// where the other receivers and lifecycle have always found them
+export { createReceiverMetrics, ThrottledLog, type ReceiverMetrics } from './receiver-log.js'
 
 export interface PointWriterOptions {
   /** metrics label and log prefix, the flag prefix (`collagent`) */
@@ -90,12 +46,13 @@ export class PointWriter {
   #queue: Point[] = []
   #timer: NodeJS.Timeout | undefined
   #running: Promise<void> | undefined
-  #dbReady = false
+  readonly #sink: ReceiverSink
   #closed = false
 
   constructor(opts: PointWriterOptions) {
     this.#o = { batchPoints: 5000, lingerMs: 200, retryMs: 1000, ...opts }
     this.#log = new ThrottledLog(opts.logger)
+    this.#sink = new ReceiverSink({ ...opts, log: this.#log })
   }
 
   /** Queues points; false when they were dropped (paused, queue full or closed). */
@@ -169,38 +126,6 @@ export class PointWriter {
 
   /** 'done' when the batch is accounted for (written, rejected or dropped), 'retry' on storage trouble. */
   async #write(batch: Point[]): Promise<'done' | 'retry'> {
-    const o = this.#o
-    const { catalog } = o.storage
-    try {
-      if (!(await catalog.verifyUser(o.user, o.password, `receiver:${o.receiver}`))) {
-        o.metrics.points.inc({ receiver: o.receiver, result: 'dropped' }, batch.length)
-        this.#log.error('auth', { receiver: o.receiver, user: o.user }, `${o.receiver}: user "${o.user}" cannot log in; check ${o.receiver}.user and ${o.receiver}.password`)
-        return 'done'
-      }
-      // the same rules as every write path: WRITE on the database, or CREATEDB while it is missing
-      requireIngest(catalog, o.user, o.db, true)
-      if (!this.#dbReady) {
-        // the receiver's database is its own: created on first use, like the original's
-        await catalog.createDatabase(o.db, { precision: 'ns' }, true, o.user)
-        this.#dbReady = true
-      }
-      const r = await o.schemaless.write(o.db, batch, { user: o.user, precision: 'ns', ...(o.ttl > 0 ? { ttl: o.ttl } : {}) })
-      o.metrics.points.inc({ receiver: o.receiver, result: 'written' }, r.written)
-      if (r.rejected > 0) {
-        o.metrics.points.inc({ receiver: o.receiver, result: 'rejected' }, r.rejected)
-        this.#log.error('rejected', { receiver: o.receiver, db: o.db, rejected: r.rejected, first: r.errors[0]?.message }, `${o.receiver}: points rejected by the schema of database "${o.db}"`)
-      }
-      return 'done'
-    } catch (err) {
-      if (isStorageUnavailable(err)) {
-        this.#log.error('storage', { receiver: o.receiver, err: err.message }, `${o.receiver}: storage unavailable, retrying`)
-        return 'retry'
-      }
-      // not transient (a bad database name, a clash with an existing table): retrying cannot help
-      o.metrics.points.inc({ receiver: o.receiver, result: 'dropped' }, batch.length)
-      const detail = err instanceof TdError ? { code: err.code, desc: err.desc } : { err }
-      this.#log.error('write', { receiver: o.receiver, db: o.db, ...detail }, `${o.receiver}: write into "${o.db}" failed`)
-      return 'done'
-    }
+    return (await this.#sink.write(batch, batch.length)).outcome
   }
 }
