@@ -36,7 +36,7 @@ import { startCollagentReceiver, type RunningReceiver } from './receivers/collag
 import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { startTelnetReceivers } from './receivers/tsdbproto-telnet.js'
-import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
+import { AUTO_WORKERS_MIN_MEMORY, createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
 import { budgetShares, detectMemoryLimit, queryShare } from './monitor/memory-budget.js'
 import { createWorkMetrics, WorkBudget } from './monitor/work-budget.js'
@@ -170,7 +170,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
     const cores = usableCores(opts.cgroupRoot ?? '/')
     // a second core encodes large query results beside the main thread (none to share on one core)
-    encodeOffload = cores > 1 ? createRowsOffload(logger) : undefined
+    // (nor under a small memory limit: a worker's heap is tens of MB there, see AUTO_WORKERS_MIN_MEMORY)
+    encodeOffload = cores > 1 && memoryLimit.bytes >= AUTO_WORKERS_MIN_MEMORY ? createRowsOffload(logger) : undefined
     // one login back-off per process, whichever route a guess arrives on
     const logins = new LoginGuard(used.catalog)
     const restRoutes = createRestRoutes({
@@ -213,7 +214,20 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     }))
     const opened = storage
     const storageHealthy = opened.healthy ? () => (opened.healthy as () => Promise<boolean>)() : undefined
-    const app = createApp({ config, logger, metrics, gate, rest, routes, ...(storageHealthy ? { storageHealthy } : {}) })
+    // an embedded database DuckDB invalidated after a fatal error refuses all work until reopened:
+    // liveness fails so the orchestrator restarts the process (acknowledged writes are in the WAL)
+    let fatalLogged = false
+    const storageFatal = opened.engine.fatalError
+      ? async (): Promise<string | undefined> => {
+          const fatal = await opened.engine.fatalError?.()
+          if (fatal !== undefined && !fatalLogged) {
+            fatalLogged = true
+            logger.fatal({ err: fatal }, 'storage failed for good: /-/live answers 503 so the process is restarted')
+          }
+          return fatal
+        }
+      : undefined
+    const app = createApp({ config, logger, metrics, gate, rest, routes, ...(storageHealthy ? { storageHealthy } : {}), ...(storageFatal ? { storageFatal } : {}) })
 
     if (!config.monitor.disable) {
       // sampled before listening, so the first request already meets the right gate state

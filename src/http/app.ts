@@ -37,9 +37,11 @@ export interface AppDeps {
   routes?: MountedRoutes[]
   /** storage readiness for `/-/ping?action=query` (Storage.healthy) */
   storageHealthy?: () => Promise<boolean>
+  /** the backend's fatal error for `/-/live` (Engine.fatalError) */
+  storageFatal?: () => Promise<string | undefined>
 }
 
-export function createApp({ config, logger, metrics, gate, rest, routes = [], storageHealthy }: AppDeps): Hono {
+export function createApp({ config, logger, metrics, gate, rest, routes = [], storageHealthy, storageFatal }: AppDeps): Hono {
   const app = new Hono()
 
   app.use(requestId())
@@ -51,7 +53,7 @@ export function createApp({ config, logger, metrics, gate, rest, routes = [], st
   app.use(cors(config.cors))
   app.use(gunzip({ maxBodySize: config.http.maxBodySize }))
 
-  app.route('/', createHealthRoutes(storageHealthy ? { gate, storageHealthy } : { gate }))
+  app.route('/', createHealthRoutes({ gate, ...(storageHealthy ? { storageHealthy } : {}), ...(storageFatal ? { storageFatal } : {}) }))
   app.route('/', createMetricsRoutes({ metrics }))
   if (rest) {
     app.route('/rest', rest)

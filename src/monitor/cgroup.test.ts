@@ -55,7 +55,8 @@ describe('cgroup fixture trees', () => {
     expect(loc?.memoryDir).toBe(join(FIXTURES, 'v1/sys/fs/cgroup/memory/kubepods/pod1/c1'))
     const mem = readCgroupMemory(loc!)
     // usage 300000000 minus total_inactive_file 50000000 (the subtree figure, not inactive_file 1000)
-    expect(mem).toEqual({ version: 1, limit: 536870912, usage: 300000000, inactiveFile: 50000000, workingSet: 250000000 })
+    // and total_active_file 10000000
+    expect(mem).toEqual({ version: 1, limit: 536870912, usage: 300000000, fileCache: 60000000, inUse: 240000000 })
     // 150000 / 100000
     expect(readCgroupCpuCores(loc!)).toBe(1.5)
   })
@@ -65,17 +66,17 @@ describe('cgroup fixture trees', () => {
     expect(loc?.memoryDir).toBe(join(FIXTURES, 'v1-docker/sys/fs/cgroup/memory'))
     const mem = readCgroupMemory(loc!)
     expect(mem.limit).toBe(256 * 1024 * 1024)
-    expect(mem.workingSet).toBe(104857600 - 4857600)
+    expect(mem.inUse).toBe(104857600 - 4857600)
     expect(readCgroupCpuCores(loc!)).toBeUndefined()
   })
 
-  it('v2: the smallest memory.max on the path to the root binds; working set = current - inactive_file', () => {
+  it('v2: the smallest memory.max on the path to the root binds; in use = current - active_file - inactive_file', () => {
     const loc = locateCgroup(join(FIXTURES, 'v2'))
     expect(loc?.version).toBe(2)
     expect(loc?.memoryDir).toBe(join(FIXTURES, 'v2/sys/fs/cgroup/kubepods.slice/pod.slice/cri.scope'))
     const mem = readCgroupMemory(loc!)
     // cri.scope 2 GiB, pod.slice 1 GiB, kubepods.slice max -> 1 GiB
-    expect(mem).toEqual({ version: 2, limit: 1073741824, usage: 500000000, inactiveFile: 100000000, workingSet: 400000000 })
+    expect(mem).toEqual({ version: 2, limit: 1073741824, usage: 500000000, fileCache: 120000000, inUse: 380000000 })
     expect(readCgroupCpuCores(loc!)).toBe(0.5)
   })
 
@@ -83,7 +84,7 @@ describe('cgroup fixture trees', () => {
     const loc = locateCgroup(join(FIXTURES, 'v2-unlimited'))
     const mem = readCgroupMemory(loc!)
     expect(mem.limit).toBeNull()
-    expect(mem.workingSet).toBe(70000000)
+    expect(mem.inUse).toBe(70000000)
     expect(readCgroupCpuCores(loc!)).toBeUndefined()
   })
 

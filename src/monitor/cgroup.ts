@@ -7,14 +7,16 @@
  * is read.
  *
  * Which numerator (decided here, used by src/monitor/sampler.ts): in cgroup mode the memory in use
- * is the cgroup's WORKING SET, `usage - inactive_file` (v2 `memory.current` minus `inactive_file`
- * of `memory.stat`; v1 `memory.usage_in_bytes` minus `total_inactive_file`). That is the number
- * the kernel's OOM killer and the kubelet's eviction compare against the limit
- * (`container_memory_working_set_bytes`): it counts everything charged to the container (the
- * process's RSS, child processes, tmpfs/shm, active page cache, kernel memory) and leaves out the
- * file cache the kernel can drop at once. The original used the process RSS against the limit,
- * which misses memory charged to the cgroup outside the RSS (page cache of DuckDB files, shm), so
- * its gate could stay open while the container was about to be killed. Outside a cgroup (or with
+ * is what the cgroup holds that the kernel cannot drop: `usage - active_file - inactive_file`
+ * (v2 `memory.current` minus both file LRUs of `memory.stat`; v1 `memory.usage_in_bytes` minus
+ * `total_active_file` and `total_inactive_file`). It counts the process's anonymous memory, child
+ * processes, tmpfs/shm (on the anonymous LRUs) and kernel memory. The page cache, active or not,
+ * is left out: under the cgroup's limit the kernel reclaims it before it kills anything, so it is
+ * no reason to refuse work. The kubelet's working set (`usage - inactive_file`) keeps the active
+ * cache, and DuckDB reading its file keeps that cache active: measured in a 256 MiB cgroup, a
+ * gate on the working set stayed at 74% (query-paused for good) after a burst while this figure
+ * was under 60%. The original used the process RSS against the limit, which misses memory
+ * charged to the cgroup outside the RSS (shm, child processes). Outside a cgroup (or with
  * `monitor.incgroup=false`) the sampler keeps the original's `RSS / physical memory`, because the
  * cgroup there is the whole host and its usage is not this process's.
  */
@@ -138,10 +140,10 @@ export interface CgroupMemory {
   limit: number | null
   /** bytes charged to the cgroup (page cache included) */
   usage: number
-  /** inactive file cache, reclaimable at once */
-  inactiveFile: number
-  /** usage - inactiveFile, never below 0: the numerator of the memory percent (see module doc) */
-  workingSet: number
+  /** page cache (active and inactive file LRUs): reclaimable before the OOM killer acts */
+  fileCache: number
+  /** usage - fileCache, never below 0: the numerator of the memory percent (see module doc) */
+  inUse: number
 }
 
 const CGROUP_MOUNT = 'sys/fs/cgroup'
@@ -233,9 +235,9 @@ export function readCgroupMemory(loc: CgroupLocation): CgroupMemory {
       limit = hier
     }
     const usage = parseBytes(readText(join(loc.memoryDir, 'memory.usage_in_bytes')))
-    // total_* counts the whole subtree, as usage_in_bytes does; plain inactive_file is this level only
-    const inactiveFile = stat.get('total_inactive_file') ?? stat.get('inactive_file') ?? 0
-    return { version: 1, limit, usage, inactiveFile, workingSet: Math.max(0, usage - inactiveFile) }
+    // total_* counts the whole subtree, as usage_in_bytes does; plain *_file is this level only
+    const fileCache = (stat.get('total_inactive_file') ?? stat.get('inactive_file') ?? 0) + (stat.get('total_active_file') ?? stat.get('active_file') ?? 0)
+    return { version: 1, limit, usage, fileCache, inUse: Math.max(0, usage - fileCache) }
   }
   let limit: number | null = null
   for (const dir of loc.memoryChain) {
@@ -250,8 +252,8 @@ export function readCgroupMemory(loc: CgroupLocation): CgroupMemory {
   }
   const usage = parseBytes(readText(join(loc.memoryDir, 'memory.current')))
   const stat = parseMemoryStat(readText(join(loc.memoryDir, 'memory.stat')))
-  const inactiveFile = stat.get('inactive_file') ?? 0
-  return { version: 2, limit, usage, inactiveFile, workingSet: Math.max(0, usage - inactiveFile) }
+  const fileCache = (stat.get('inactive_file') ?? 0) + (stat.get('active_file') ?? 0)
+  return { version: 2, limit, usage, fileCache, inUse: Math.max(0, usage - fileCache) }
 }
 
 /** CPU cores the cgroup quota allows, undefined when there is no quota (or no cpu controller). */

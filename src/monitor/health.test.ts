@@ -54,6 +54,14 @@ describe('health routes', () => {
     expect(await status('/-/live')).toBe(200)
   })
 
+  it('live answers 503 once storage reports a fatal error, and only then', async () => {
+    const storage: { fatal?: string } = {}
+    const withStorage = createHealthRoutes({ gate, storageFatal: () => Promise.resolve(storage.fatal) })
+    expect((await withStorage.request('/-/live')).status).toBe(200)
+    storage.fatal = 'FATAL Error: Failed: database has been invalidated because of a previous fatal error'
+    expect((await withStorage.request('/-/live')).status).toBe(503)
+  })
+
   it('ping is GET only', async () => {
     const res = await app.request('/-/ping', { method: 'POST' })
     expect(res.status).toBe(404)

@@ -21,10 +21,10 @@ describe('detectMemoryLimit', () => {
 })
 
 describe('budgetShares', () => {
-  it('a quarter each by default (80% to an in-memory database), with floors; flags win', () => {
-    expect(budgetShares(256 * MiB, { inMemory: false })).toEqual({ storageBytes: 64 * MiB, workBytes: 64 * MiB })
+  it('storage 35% (80% in memory), work a quarter by default, with floors; flags win', () => {
+    expect(budgetShares(256 * MiB, { inMemory: false })).toEqual({ storageBytes: Math.floor(0.35 * 256 * MiB), workBytes: 64 * MiB })
     expect(budgetShares(1 * GiB, { inMemory: true })).toEqual({ storageBytes: Math.floor(0.8 * GiB), workBytes: 256 * MiB })
-    expect(budgetShares(64 * MiB, { inMemory: false })).toEqual({ storageBytes: 32 * MiB, workBytes: 16 * MiB })
+    expect(budgetShares(48 * MiB, { inMemory: false })).toEqual({ storageBytes: 32 * MiB, workBytes: 16 * MiB })
     expect(budgetShares(1 * GiB, { inMemory: false, storage: 100 * MiB, work: 10 * MiB })).toEqual({ storageBytes: 100 * MiB, workBytes: 10 * MiB })
   })
 

@@ -96,7 +96,7 @@ export function createResourceProbe({ incgroup, root = '/', logger, totalMemory 
         }
         const mem = readCgroupMemory(current)
         const limit = mem.limit === null ? totalMemory : Math.min(mem.limit, totalMemory)
-        return { percent: (100 * mem.workingSet) / limit, usedBytes: mem.workingSet, limitBytes: limit, source: 'cgroup' }
+        return { percent: (100 * mem.inUse) / limit, usedBytes: mem.inUse, limitBytes: limit, source: 'cgroup' }
       }
       const rss = process.memoryUsage.rss()
       return { percent: (100 * rss) / totalMemory, usedBytes: rss, limitBytes: totalMemory, source: 'process' }

@@ -119,4 +119,9 @@ export interface Engine {
   close(): Promise<void>
   /** true when the backend is reachable now (for readiness and 503 decisions) */
   healthy(): Promise<boolean>
+  /**
+   * Why the backend can do no more work until the process restarts (an embedded database
+   * invalidated after a fatal error), else undefined. Liveness fails on it.
+   */
+  fatalError?(): Promise<string | undefined>
 }

@@ -7,7 +7,7 @@
  *
  * The way back: while all-paused every write (DROP DATABASE included) is refused, so the adapter
  * cannot be emptied through its API, and DuckDB does not hand freed memory back to the OS after a
- * DROP anyway (measured: working set 71% -> 65% after dropping ~300 MB of rows, RSS unchanged a
+ * DROP anyway (measured: memory in use 71% -> 65% after dropping ~300 MB of rows, RSS unchanged a
  * minute later). The return is therefore driven from outside the process, as in production: the
  * cgroup limit is raised at run time (a vertical resize), and the sampler, which re-reads the limit
  * every sample, goes all-paused -> query-paused -> normal. The DROP in between is done in
@@ -24,7 +24,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { skipUnless } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
-import { cgroupUnavailable, createCgroup, removeCgroup, spawnInCgroup, workingSet, type Cgroup } from '../lib/cgroup.js'
+import { cgroupUnavailable, createCgroup, removeCgroup, spawnInCgroup, inUse, type Cgroup } from '../lib/cgroup.js'
 
 const REPO = join(import.meta.dirname, '../..')
 const LIMIT = 400 * 1024 * 1024
@@ -38,7 +38,7 @@ let base = ''
 let output = ''
 
 const skip = skipUnless('memory gate in a real cgroup', cgroupUnavailable())
-const workingSetPercent = workingSet
+const inUsePercent = inUse
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
 const get = (path: string): Promise<Response> => fetch(`${base}${path}`)
@@ -71,7 +71,7 @@ async function pingUntil(status: number, action: string, ms = 3000): Promise<voi
       return
     }
     if (Date.now() > until) {
-      throw new Error(`/-/ping${action} never answered ${status}; cgroup working set ${workingSetPercent(cg!).percent.toFixed(1)}%\n${output.slice(-2000)}`)
+      throw new Error(`/-/ping${action} never answered ${status}; cgroup memory in use ${inUsePercent(cg!).percent.toFixed(1)}%\n${output.slice(-2000)}`)
     }
     await sleep(50)
   }
@@ -88,7 +88,7 @@ async function growUntil503(action: string, maxBatches: number): Promise<number>
       return n
     }
   }
-  throw new Error(`no 503 on /-/ping${action} after ${maxBatches} batches; working set ${workingSetPercent(cg!).percent.toFixed(1)}%`)
+  throw new Error(`no 503 on /-/ping${action} after ${maxBatches} batches; memory in use ${inUsePercent(cg!).percent.toFixed(1)}%`)
 }
 
 beforeAll(async () => {
@@ -152,7 +152,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
   it('normal -> query-paused -> all-paused by growth, then back by a larger limit', async () => {
     const c = cg!
     // --- normal
-    const start = workingSetPercent(c)
+    const start = inUsePercent(c)
     expect(start.limit).toBe(LIMIT)
     expect(start.percent, 'the baseline must start below the query threshold').toBeLessThan(QUERY_THRESHOLD)
     expect((await get('/-/ping')).status).toBe(200)
@@ -160,7 +160,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
     expect((await write(batch())).status).toBe(204)
     expect((await sql('select count(*) from big.grow')).status).toBe(200)
 
-    // the adapter reports the cgroup working set over the limit (same figure as the files say);
+    // the adapter reports the cgroup memory in use over the limit (same figure as the files say);
     // the gauge is a sample taken every 200 ms and memory still moves after the write (GC, the
     // scrape itself), so the two readings must meet within a few samples, not at one instant
     let exposition = ''
@@ -168,7 +168,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
       .poll(async () => {
         exposition = await (await get('/metrics')).text()
         const reported = Number(/^db_adapter_memory_percent (\S+)$/m.exec(exposition)?.[1])
-        return Math.abs(reported - workingSetPercent(c).percent)
+        return Math.abs(reported - inUsePercent(c).percent)
       }, { timeout: 5_000, interval: 250 })
       .toBeLessThan(5)
     // and the limit it measures against is the cgroup's
@@ -176,7 +176,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
 
     // --- grow past the query threshold
     await growUntil503('?action=query', 200)
-    const atQuery = workingSetPercent(c)
+    const atQuery = inUsePercent(c)
     expect(atQuery.percent).toBeGreaterThan(QUERY_THRESHOLD - 3)
     expect((await get('/-/ping')).status).toBe(200)
     await expectPaused(await sql('select count(*) from big.grow'), 'query memory exceeds threshold')
@@ -185,7 +185,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
 
     // --- grow past the all threshold
     await growUntil503('', 200)
-    expect(workingSetPercent(c).percent).toBeGreaterThan(ALL_THRESHOLD - 3)
+    expect(inUsePercent(c).percent).toBeGreaterThan(ALL_THRESHOLD - 3)
     await expectPaused(await write(batch()), 'memory exceeds threshold')
     await expectPaused(await sql('insert into big.grow using big.grow tags(\'x\') values (now, \'s\', 1)'), 'memory exceeds threshold')
     await expectPaused(await sql('select count(*) from big.grow'), 'memory exceeds threshold')
@@ -193,7 +193,7 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
     expect(/^db_adapter_gate_state 2$/m.test(await (await get('/metrics')).text())).toBe(true)
 
     // --- a larger limit puts use between the thresholds: all-paused -> query-paused
-    const full = workingSetPercent(c)
+    const full = inUsePercent(c)
     writeFileSync(c.limitFile, String(Math.round(full.bytes / 0.55)))
     await pingUntil(200, '')
     expect((await get('/-/ping?action=query')).status).toBe(503)
@@ -201,11 +201,11 @@ describe.skipIf(skip)('memory gate inside a real memory-limited cgroup', () => {
     await expectPaused(await sql('select count(*) from big.grow'), 'query memory exceeds threshold')
 
     // DROP is a write, so it is served now; what it frees is logged (DuckDB keeps most of it)
-    const beforeDrop = workingSetPercent(c)
+    const beforeDrop = inUsePercent(c)
     expect((await sql('drop database big')).status).toBe(200)
     await sleep(1000)
-    const afterDrop = workingSetPercent(c)
-    console.log(`cgroup working set: start ${(start.bytes / 2 ** 20).toFixed(0)} MiB; before DROP ${(beforeDrop.bytes / 2 ** 20).toFixed(0)} MiB, after ${(afterDrop.bytes / 2 ** 20).toFixed(0)} MiB`)
+    const afterDrop = inUsePercent(c)
+    console.log(`cgroup memory in use: start ${(start.bytes / 2 ** 20).toFixed(0)} MiB; before DROP ${(beforeDrop.bytes / 2 ** 20).toFixed(0)} MiB, after ${(afterDrop.bytes / 2 ** 20).toFixed(0)} MiB`)
 
     // --- a much larger limit: query-paused -> normal
     writeFileSync(c.limitFile, String(Math.round(Math.max(afterDrop.bytes, beforeDrop.bytes) / 0.15)))

@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { skipUnless } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
-import { cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, workingSet } from '../lib/cgroup.js'
+import { cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, inUse } from '../lib/cgroup.js'
 import type { Cgroup } from '../lib/cgroup.js'
 
 const REPO = join(import.meta.dirname, '../..')
@@ -186,7 +186,7 @@ async function overload(limitMiB: number): Promise<void> {
   })
   const watcher = (async () => {
     while (Date.now() < end) {
-      peakPercent = Math.max(peakPercent, workingSet(c).percent)
+      peakPercent = Math.max(peakPercent, inUse(c).percent)
       await sleep(100)
     }
   })()
@@ -206,7 +206,7 @@ async function overload(limitMiB: number): Promise<void> {
   const kills = oomKills(c)
   const figures = {
     limitMiB, seconds: SECONDS, requests: t.requests, completed: t.completed, refused503: t.refused,
-    bad: t.bad.length, oomKills: kills, peakWorkingSetPercent: Math.round(peakPercent),
+    bad: t.bad.length, oomKills: kills, peakInUsePercent: Math.round(peakPercent),
     kernelPeakMiB: Math.round((peakBytes(c) ?? 0) / MiB), gateNormalAfterMs: normalAfter,
   }
   console.log(`cgroup overload: ${JSON.stringify(figures)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}`)
@@ -217,7 +217,7 @@ async function overload(limitMiB: number): Promise<void> {
   // a broken-off answer is a query the gate cancelled when it went all-paused, and nothing else
   const cancelled = [...output.matchAll(/"queries":(\d+).*running queries cancelled/g)].reduce((n, m) => n + Number(m[1]), 0)
   expect(t.aborted).toBeLessThanOrEqual(cancelled)
-  expect(normalAfter, `gate still paused 20 s after the load; working set ${workingSet(c).percent.toFixed(0)}%\n${output}`).toBeGreaterThanOrEqual(0)
+  expect(normalAfter, `gate still paused 20 s after the load; memory in use ${inUse(c).percent.toFixed(0)}%\n${output}`).toBeGreaterThanOrEqual(0)
   expect((await fetch(`${base}/rest/sql`, { method: 'POST', body: 'select count(*) from load.big', headers: AUTH })).status).toBe(200)
 }
 

@@ -61,13 +61,17 @@ export function createCgroup(tag: string, limit: number): Cgroup {
   throw new Error(`${tag}: no cgroup memory controller found (neither /sys/fs/cgroup/memory nor cgroup v2 at /sys/fs/cgroup)`)
 }
 
-/** The cgroup's working set (usage - inactive file) as bytes and as a percent of its limit. */
-export function workingSet(c: Cgroup): { percent: number; bytes: number; limit: number } {
+/**
+ * What the cgroup holds that the kernel cannot drop: usage minus the page cache (active and
+ * inactive file), the figure the adapter's gate measures (src/monitor/cgroup.ts), as bytes and as
+ * a percent of the limit.
+ */
+export function inUse(c: Cgroup): { percent: number; bytes: number; limit: number } {
   const limit = Number(readFileSync(c.limitFile, 'utf8').trim())
   const usage = Number(readFileSync(join(c.dir, c.version === 1 ? 'memory.usage_in_bytes' : 'memory.current'), 'utf8').trim())
   const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
-  const inactive = Number((c.version === 1 ? /^total_inactive_file (\d+)$/m : /^inactive_file (\d+)$/m).exec(stat)?.[1] ?? 0)
-  const bytes = usage - inactive
+  const field = (name: string): number => Number((c.version === 1 ? new RegExp(`^total_${name} (\\d+)$`, 'm') : new RegExp(`^${name} (\\d+)$`, 'm')).exec(stat)?.[1] ?? 0)
+  const bytes = usage - field('inactive_file') - field('active_file')
   return { percent: (100 * bytes) / limit, bytes, limit }
 }
 

@@ -15,16 +15,16 @@ import type { GateState } from '../../src/monitor/gate.js'
 import { testAdapterConfig } from '../lib/adapter-config.js'
 
 const LIMIT = 1073741824 // the fixture's effective memory.max (pod.slice)
-const INACTIVE = 100000000 // the fixture's inactive_file
+const FILE_CACHE = 120000000 // the fixture's inactive_file + active_file
 const SCOPE = 'sys/fs/cgroup/kubepods.slice/pod.slice/cri.scope'
 const AUTH = { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` }
 
 let root: string
 let adapter: RunningAdapter
 
-/** Sets the cgroup's working set to `percent` of the limit (memory.current = ws + inactive_file). */
+/** Sets the cgroup's memory in use to `percent` of the limit (memory.current = in use + page cache). */
 function setUse(percent: number): void {
-  writeFileSync(join(root, SCOPE, 'memory.current'), `${Math.round((percent / 100) * LIMIT) + INACTIVE}\n`)
+  writeFileSync(join(root, SCOPE, 'memory.current'), `${Math.round((percent / 100) * LIMIT) + FILE_CACHE}\n`)
 }
 
 async function waitFor(state: GateState): Promise<void> {
@@ -129,7 +129,7 @@ describe('monitor.disable', () => {
   it('no sampling, no gating, no monitor gauges even when the cgroup is nearly full', async () => {
     const full = mkdtempSync(join(tmpdir(), 'cgroup-tree-'))
     cpSync(join(import.meta.dirname, 'fixtures/v2'), full, { recursive: true })
-    writeFileSync(join(full, SCOPE, 'memory.current'), `${Math.round(0.99 * LIMIT) + INACTIVE}\n`)
+    writeFileSync(join(full, SCOPE, 'memory.current'), `${Math.round(0.99 * LIMIT) + FILE_CACHE}\n`)
     const config = testAdapterConfig('gate-http-')
     config.monitor.incgroup = true
     config.monitor.collectDuration = 20

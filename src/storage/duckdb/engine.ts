@@ -3,7 +3,7 @@ import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { ColumnBatch, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import type { Dialect } from '../dialect.js'
-import { StorageUnavailableError } from '../errors.js'
+import { isDatabaseInvalidated, StorageUnavailableError } from '../errors.js'
 import { groupBatches } from '../write-groups.js'
 import { Mutex } from '../../mutex.js'
 import { appendColumnBatch } from './append-columns.js'
@@ -354,6 +354,22 @@ export class DuckDBEngine implements Engine {
       return true
     } catch {
       return false
+    }
+  }
+
+  /**
+   * DuckDB's reason when it has invalidated the database after a fatal error (it then refuses
+   * every statement until the file is opened again: only a restart helps), else undefined.
+   */
+  async fatalError(): Promise<string | undefined> {
+    if (this.closed) {
+      return undefined
+    }
+    try {
+      await this.query('SELECT 1')
+      return undefined
+    } catch (err) {
+      return isDatabaseInvalidated(err) ? (err as Error).message : undefined
     }
   }
 
