@@ -33,6 +33,7 @@ import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
+import { createScrapeMetrics, startHostexporter } from './receivers/hostexporter.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
@@ -190,10 +191,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
     }
+    if (config.hostexporter.enable) {
+      receivers.push(await startHostexporter({ ...receiverDeps, scrapeMetrics: createScrapeMetrics(metrics.registry) }))
+    }
     for (const [flag, what] of [
       ['statsagent', 'StatsD receiver'],
       ['tsdbproto_telnet', 'OpenTSDB telnet TCP receivers'],
-      ['hostexporter', 'node_exporter scraper'],
     ] as const) {
       if (config[flag].enable) {
         logger.warn({ flag: `${flag}.enable` }, `${flag}.enable is set, but this version has no ${what}: nothing is received for it`)

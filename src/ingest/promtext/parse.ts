@@ -131,28 +131,33 @@ export function parsePromFloat(s: string): number | undefined {
 
 /** Parses `text` and hands each good sample to `onSample` with its 1-based line number. */
 export function parsePromText(text: string, format: PromFormat, onSample: (s: PromSample, line: number) => void): PromParseResult {
-  return new Parser(text, format, onSample).run()
+  const p = new PromTextParser(format, onSample)
+  p.feed(text)
+  return p.finish()
 }
 
-class Parser {
+/**
+ * The parser with its state (families, line count) kept between `feed` calls, so a large body
+ * can be read in slices with the event loop served in between. Each slice must end at a line's
+ * end (or be the last).
+ */
+export class PromTextParser {
   readonly #families = new Map<string, FamilyState>()
   readonly #result: PromParseResult = { lines: 0, samples: 0, errorCount: 0, errors: [], eof: false }
+  #afterEof = false
   #s = ''
   #pos = 0
   #end = 0
 
   constructor(
-    private readonly text: string,
     private readonly format: PromFormat,
     private readonly onSample: (s: PromSample, line: number) => void,
   ) {}
 
-  run(): PromParseResult {
-    const text = this.text
+  feed(text: string): void {
     const r = this.#result
     const len = text.length
     let pos = 0
-    let afterEof = false
     while (pos < len) {
       let nl = text.indexOf('\n', pos)
       if (nl < 0) {
@@ -165,13 +170,13 @@ class Parser {
       }
       const line = text.slice(pos, end)
       pos = nl + 1
-      if (afterEof) {
+      if (this.#afterEof) {
         this.#error(r.lines, 'text after "# EOF"')
         continue
       }
       try {
         if (this.#line(line, r.lines) === 'eof') {
-          afterEof = true
+          this.#afterEof = true
           r.eof = true
         }
       } catch (err) {
@@ -181,10 +186,13 @@ class Parser {
         this.#error(r.lines, err.message)
       }
     }
+  }
+
+  finish(): PromParseResult {
     if (this.format === 'text') {
-      r.eof = true
+      this.#result.eof = true
     }
-    return r
+    return this.#result
   }
 
   #error(line: number, message: string): void {
@@ -295,10 +303,11 @@ class Parser {
     this.#skipBlanks()
     if (this.#pos < this.#end && this.#peek() !== 35) {
       const tsText = this.#token()
-      ts = this.format === 'text' ? parseMillis(tsText) : parseSeconds(tsText)
-      if (ts === undefined) {
+      const parsed = this.format === 'text' ? parseMillis(tsText) : parseSeconds(tsText)
+      if (parsed === undefined) {
         throw new LineError(`timestamp "${tsText}" of "${name}" is not ${this.format === 'text' ? 'an integer of milliseconds' : 'a number of seconds'}`)
       }
+      ts = parsed
       this.#skipBlanks()
     }
     // an OpenMetrics exemplar, `# {trace_id="..."} 1 [ts]`, is not stored

@@ -20,7 +20,8 @@
 import type { Rejection } from '../types.js'
 import type { Field, Point } from '../point.js'
 import { MAX_LINE_FIELDS } from '../limits.js'
-import { parsePromFloat, parsePromText, type PromFormat, type PromParseResult, type PromSample } from './parse.js'
+import { yieldToEventLoop } from '../../event-loop.js'
+import { parsePromFloat, PromTextParser, type PromFormat, type PromParseResult, type PromSample } from './parse.js'
 
 export interface ScrapeMapping {
   points: Point[]
@@ -39,16 +40,75 @@ interface Group {
 
 /** Parses one scrape and maps its samples to points tagged `url = urlTag`, timed `nowNs` when they carry no time. */
 export function scrapeToPoints(text: string, format: PromFormat, urlTag: string, nowNs: bigint): ScrapeMapping {
-  const out: ScrapeMapping = { points: [], parse: undefined as unknown as PromParseResult, rejected: [], skipped: 0 }
-  const groups = new Map<string, Group>()
-  out.parse = parsePromText(text, format, (s, line) => {
+  const m = new ScrapeMapper(format, urlTag, nowNs)
+  m.feed(text)
+  return m.finish()
+}
+
+/** Characters parsed between turns of the event loop (a node_exporter scrape is ~100 KB: one slice). */
+const SLICE_CHARS = 256 * 1024
+
+/** scrapeToPoints for large bodies: the event loop gets a turn between slices of whole lines. */
+export async function scrapeToPointsAsync(text: string, format: PromFormat, urlTag: string, nowNs: bigint): Promise<ScrapeMapping> {
+  const m = new ScrapeMapper(format, urlTag, nowNs)
+  let pos = 0
+  while (pos < text.length) {
+    let end = pos + SLICE_CHARS >= text.length ? text.length : text.indexOf('\n', pos + SLICE_CHARS)
+    end = end < 0 ? text.length : end + (end < text.length ? 1 : 0)
+    m.feed(text.slice(pos, end))
+    pos = end
+    if (pos < text.length) {
+      await yieldToEventLoop()
+    }
+  }
+  return m.finish()
+}
+
+/** The samples of one scrape as points, fed in slices of whole lines. */
+export class ScrapeMapper {
+  readonly #out: ScrapeMapping = { points: [], parse: undefined as unknown as PromParseResult, rejected: [], skipped: 0 }
+  readonly #groups = new Map<string, Group>()
+  readonly #parser: PromTextParser
+
+  constructor(
+    format: PromFormat,
+    private readonly urlTag: string,
+    private readonly nowNs: bigint,
+  ) {
+    this.#parser = new PromTextParser(format, (s, line) => this.#sample(s, line))
+  }
+
+  feed(text: string): void {
+    this.#parser.feed(text)
+  }
+
+  finish(): ScrapeMapping {
+    const out = this.#out
+    out.parse = this.#parser.finish()
+    for (const g of this.#groups.values()) {
+      if (g.bad) {
+        continue
+      }
+      for (const [name, value] of g.fields) {
+        g.point.fields.push({ name, type: 'DOUBLE', value } satisfies Field)
+      }
+      if (g.point.fields.length > 0) {
+        out.points.push(g.point)
+      }
+    }
+    this.#groups.clear()
+    return out
+  }
+
+  #sample(s: PromSample, line: number): void {
+    const out = this.#out
     const type = s.family.type
     if (s.suffix === '_created') {
       out.skipped++
       return
     }
     if (type === 'summary' || type === 'histogram' || type === 'gaugehistogram') {
-      const problem = addToGroup(groups, s, urlTag, nowNs, out)
+      const problem = addToGroup(this.#groups, s, this.urlTag, this.nowNs, out)
       if (problem !== undefined) {
         out.rejected.push({ line, message: problem })
       }
@@ -61,23 +121,11 @@ export function scrapeToPoints(text: string, format: PromFormat, urlTag: string,
     const name = type === 'counter' ? 'counter' : type === 'gauge' || type === 'info' || type === 'stateset' ? 'gauge' : 'value'
     out.points.push({
       measurement: s.name,
-      tags: tagsOf(s.labels, undefined, urlTag),
+      tags: tagsOf(s.labels, undefined, this.urlTag),
       fields: [{ name, type: 'DOUBLE', value: s.value }],
-      ts: s.ts ?? nowNs,
+      ts: s.ts ?? this.nowNs,
     })
-  })
-  for (const g of groups.values()) {
-    if (g.bad) {
-      continue
-    }
-    for (const [name, value] of g.fields) {
-      g.point.fields.push({ name, type: 'DOUBLE', value } satisfies Field)
-    }
-    if (g.point.fields.length > 0) {
-      out.points.push(g.point)
-    }
   }
-  return out
 }
 
 /** Adds a summary or histogram sample to its label set's point; a problem as text. */
