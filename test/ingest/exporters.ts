@@ -10,6 +10,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 
 export interface ExporterOptions {
   body: string
@@ -21,6 +22,8 @@ export interface ExporterOptions {
   tls?: { cert: Buffer; key: Buffer; ca?: Buffer; requestCert?: boolean }
   /** listen on this unix socket instead of a loopback port */
   socketPath?: string
+  /** answer gzip-compressed (as node_exporter does when asked) */
+  gzip?: boolean
 }
 
 export interface Exporter {
@@ -54,7 +57,12 @@ export async function startExporter(o: ExporterOptions): Promise<Exporter> {
         res.writeHead(404).end()
         return
       }
-      res.writeHead(200, { 'Content-Type': o.contentType ?? 'text/plain; version=0.0.4; charset=utf-8' }).end(o.body)
+      const type = o.contentType ?? 'text/plain; version=0.0.4; charset=utf-8'
+      if (o.gzip === true) {
+        res.writeHead(200, { 'Content-Type': type, 'Content-Encoding': 'gzip' }).end(gzipSync(o.body))
+        return
+      }
+      res.writeHead(200, { 'Content-Type': type }).end(o.body)
     }
     if (o.delayMs !== undefined) {
       const t = setTimeout(answer, o.delayMs)

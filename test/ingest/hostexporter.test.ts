@@ -218,15 +218,21 @@ describe('hostexporter scraper', () => {
     expect(await scrapes(base, slow.url, 'busy')).toBeGreaterThanOrEqual(5)
   })
 
-  it('refuses an answer larger than http.maxBodySize and a cut OpenMetrics answer, writing nothing of them', async () => {
+  it('refuses an answer larger than http.maxBodySize (gzip counted inflated) and a cut OpenMetrics answer, writing nothing of them', async () => {
     const big = await exporter({ body: `${'# padding\n'.repeat(300)}big_gauge 1\n` })
+    // 3 KB inflated from a few dozen bytes: counted as it inflates
+    const bomb = await exporter({ body: `${'# padding\n'.repeat(300)}bomb_gauge 1\n`, gzip: true })
+    const small = await exporter({ body: 'small_gauge 5\n', gzip: true })
     const cut = await exporter({ body: OPENMETRICS.replace('# EOF\n', ''), contentType: OM_TYPE })
-    const base = await start([big.url, cut.url], (c) => {
+    const base = await start([big.url, bomb.url, cut.url, small.url], (c) => {
       c.http.maxBodySize = 2048
     })
+    await expect.poll(() => rows(base, 'select last(`value`) from hostexporter.small_gauge'), poll).toEqual([[5]])
     await expect.poll(() => scrapes(base, big.url, 'failed'), poll).toBeGreaterThanOrEqual(1)
+    await expect.poll(() => scrapes(base, bomb.url, 'failed'), poll).toBeGreaterThanOrEqual(1)
     await expect.poll(() => scrapes(base, cut.url, 'failed'), poll).toBeGreaterThanOrEqual(1)
-    expect((await sqlRows(base, 'show databases')).map((r) => r[0])).not.toContain('hostexporter')
+    const stables = (await sqlRows(base, "select stable_name from information_schema.ins_stables where db_name = 'hostexporter'")).map((r) => r[0])
+    expect(stables).toEqual(['small_gauge'])
   })
 
   it('counts bad lines as rejected points and stores the good ones', async () => {
@@ -236,6 +242,21 @@ describe('hostexporter scraper', () => {
     const text = await (await fetch(`${base}/metrics`)).text()
     expect(text).toMatch(/^db_adapter_receiver_packets_total\{receiver="hostexporter",result="malformed"\} [1-9]/m)
     expect(text).toMatch(/^db_adapter_receiver_points_total\{receiver="hostexporter",result="rejected"\} [1-9]/m)
+  })
+
+  it('writes as hostexporter.user under its privileges: dropped without WRITE, written once granted', async () => {
+    const ex = await exporter({ body: TEXT })
+    const base = await start([ex.url], (c) => {
+      c.hostexporter.user = 'scraper'
+      c.hostexporter.password = 'Pass_1234'
+    })
+    await sqlRows(base, "create user scraper pass 'Pass_1234'")
+    await sqlRows(base, "create database hostexporter precision 'ns'")
+    const dropped = async (): Promise<number> => Number(/^db_adapter_receiver_points_total\{receiver="hostexporter",result="dropped"\} (\S+)$/m.exec(await (await fetch(`${base}/metrics`)).text())?.[1] ?? 0)
+    await expect.poll(dropped, poll).toBeGreaterThanOrEqual(12)
+    expect(await sqlRows(base, "select count(*) from information_schema.ins_stables where db_name = 'hostexporter'")).toEqual([[0]])
+    await sqlRows(base, 'grant write on hostexporter.* to scraper')
+    await expect.poll(() => rows(base, 'select last(gauge) from hostexporter.node_load1'), poll).toEqual([[0.75]])
   })
 
   it('fails to start, naming the flag, on an unusable URL or certificate file', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { goFloatText, scrapeToPoints } from './points.js'
+import { goFloatText, scrapeToPoints, scrapeToPointsAsync } from './points.js'
 
 const URL_TAG = 'http://localhost:9100'
 const NOW = 1_700_000_000_000_000_000n
@@ -92,6 +92,23 @@ describe('scraped samples as points', () => {
       { line: 3, message: 'histogram "h": le="x" is not a number' },
     ])
     expect(r.rows).toEqual([{ m: 'h', tags: { url: URL_TAG }, fields: { count: 2 }, ts: NOW }])
+  })
+})
+
+describe('scrapeToPointsAsync', () => {
+  it('reads a large body in slices with the same result, families and groups spanning slices', async () => {
+    const lines = ['# TYPE h histogram']
+    for (let i = 0; i < 20_000; i++) {
+      lines.push(`h_bucket{series="${i % 7}",le="${i}"} ${i}`, `g{i="${i}"} ${i}`)
+    }
+    lines.push('bad{ 1', 'h_count{series="0"} 3')
+    const text = lines.join('\n')
+    expect(text.length).toBeGreaterThan(3 * 256 * 1024)
+    const sync = scrapeToPoints(text, 'text', URL_TAG, NOW)
+    const sliced = await scrapeToPointsAsync(text, 'text', URL_TAG, NOW)
+    expect(sliced).toEqual(sync)
+    expect(sync.points.length).toBe(20_000 + 7)
+    expect(sync.parse.errors).toEqual([{ line: 40_002, message: 'expected a label name at column 6' }])
   })
 })
 
