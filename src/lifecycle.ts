@@ -33,6 +33,7 @@ import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
+import { createScrapeMetrics, startHostexporter } from './receivers/hostexporter.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { startTelnetReceivers } from './receivers/tsdbproto-telnet.js'
@@ -264,9 +265,11 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     if (config.tsdbproto_telnet.enable) {
       receivers.push(...(await startTelnetReceivers(receiverDeps)))
     }
+    if (config.hostexporter.enable) {
+      receivers.push(await startHostexporter({ ...receiverDeps, scrapeMetrics: createScrapeMetrics(metrics.registry) }))
+    }
     for (const [flag, what] of [
       ['statsagent', 'StatsD receiver'],
-      ['hostexporter', 'node_exporter scraper'],
     ] as const) {
       if (config[flag].enable) {
         logger.warn({ flag: `${flag}.enable` }, `${flag}.enable is set, but this version has no ${what}: nothing is received for it`)

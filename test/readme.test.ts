@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultConfig, loadConfig } from '../src/config/index.js'
+import type { AppConfig } from '../src/config/types.js'
 import { NODE_FLAGS } from '../src/node-flags.js'
 import { needDebianPackages, program } from './lib/debian-package.js'
 import { freePort } from './lib/free-port.js'
@@ -264,15 +265,25 @@ describe.skipIf(need.skip)('README.md examples against a started adapter', () =>
     const collectd = fencedBlocks(README).find((b) => b.lang === '' && b.text.includes('LoadPlugin network'))
     expect(collectd).toBeDefined()
     expect(/Server "[^"]+" "(\d+)"/.exec(collectd!.text)?.[1]).toBe(String(defaultConfig().collagent.port))
-    const toml = fencedBlocks(README).find((b) => b.lang === 'toml')
-    expect(toml).toBeDefined()
     const dir = mkdtempSync(join(tmpdir(), 'readme-toml-'))
-    writeFileSync(join(dir, 'adapter.toml'), toml!.text)
-    const r = loadConfig(['-c', join(dir, 'adapter.toml')], {}, { cwd: dir })
-    expect(r.kind).toBe('run')
-    if (r.kind === 'run') {
-      expect(r.config.smlAutoCreateDB).toBe(true)
-      expect(r.config.tsdbproto_telnet.ports).toEqual([6046, 6047, 6048, 6049])
+    const load = (text: string): AppConfig => {
+      writeFileSync(join(dir, 'adapter.toml'), text)
+      const r = loadConfig(['-c', join(dir, 'adapter.toml')], {}, { cwd: dir })
+      if (r.kind !== 'run') {
+        throw new Error(`README TOML did not load: ${JSON.stringify(r)}`)
+      }
+      return r.config
     }
+    const tomls = fencedBlocks(README).filter((b) => b.lang === 'toml')
+    const main = tomls.find((b) => b.text.includes('[storage]'))
+    expect(main).toBeDefined()
+    const config = load(main!.text)
+    expect(config.smlAutoCreateDB).toBe(true)
+    expect(config.tsdbproto_telnet.ports).toEqual([6046, 6047, 6048, 6049])
+    // the receivers' snippets load too
+    const scraper = tomls.find((b) => b.text.includes('[hostexporter]'))
+    expect(scraper).toBeDefined()
+    const h = load(scraper!.text).hostexporter
+    expect([h.enable, h.urls.length, h.gatherDuration, h.insecureSkipVerify]).toEqual([true, 2, 10_000, false])
   })
 })
