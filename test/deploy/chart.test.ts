@@ -254,6 +254,30 @@ describe('values.schema.json', () => {
   })
 })
 
+describe('Dockerfile', () => {
+  it('EXPOSEs exactly the ports something listens on with the adapter\'s defaults', () => {
+    const expose = readFileSync(join(REPO, 'Dockerfile'), 'utf8').match(/^EXPOSE (.+)$/gm)
+    expect(expose, 'one EXPOSE line').toHaveLength(1)
+    const declared = (expose as string[])[0].slice('EXPOSE '.length).trim().split(/\s+/).sort()
+    const d = loadConfig([], {}, { cwd: dir, defaultConfigPath: join(dir, 'none.toml') })
+    if (d.kind !== 'run') {
+      throw new Error('loader did not return a config')
+    }
+    const c = d.config
+    const listening = [`${c.port}/tcp`]
+    if (c.collagent.enable) {
+      listening.push(`${c.collagent.port}/udp`)
+    }
+    if (c.statsagent.enable) {
+      listening.push(`${c.statsagent.port}/${c.statsagent.protocol}`)
+    }
+    if (c.tsdbproto_telnet.enable) {
+      listening.push(...c.tsdbproto_telnet.ports.map((p: number) => `${p}/tcp`))
+    }
+    expect(declared).toEqual(listening.sort())
+  })
+})
+
 describe.skipIf(renderNeed.skip)('the renderer types values as Helm does', () => {
   it('a number from a values file is a float64: toString prints 1000000 as 1e+06', () => {
     const chart = join(dir, 'typing-chart')
