@@ -4,10 +4,12 @@
  * Kubernetes API schemas (kubernetes-models), and the facts that matter: ports match the
  * adapter's config, probes hit /-/ping and /-/live (or the custom ones given), every variable in
  * the env ConfigMap is one the adapter reads (the adapter's own loader parses them) and numbers
- * are printed as integers, the TOML file is in a ConfigMap of its own, the UDP Service holds only
- * UDP ports (the collectd receiver, on by default as in the adapter), receivers this version lacks
- * are refused, passwords (root, collectd, monitor) come from the (existing) Secret, checksums
- * roll the pods on config changes.
+ * are printed as integers, the TOML file is in a ConfigMap of its own, each enabled receiver's
+ * port is in the container, the NetworkPolicy and the Service of its protocol (collectd and StatsD
+ * over UDP, on by default as in the adapter, in the -udp one; OpenTSDB telnet and StatsD over TCP
+ * in the main one) and absent when it is off, values the adapter would refuse are refused,
+ * passwords (root, receivers, monitor) and exporter credentials come from the (existing) Secret,
+ * checksums roll the pods on config changes.
  *
  * Rendering: `helm template` when helm is on the PATH, else the test-only Go renderer in
  * test/deploy/helm-render (Go text/template + sprig from Debian, installed by
@@ -16,13 +18,13 @@
  * its kubernetes-client 1.20 is too old for them), skipped without it.
  *
  * Value sets: the files in test/deploy/values, some of them overlays rendered over another
- * (collectd-port.yaml over receivers.yaml, existing-secret-monitor-key.yaml over
+ * (collectd-port.yaml over receivers.yaml, telnet-on.yaml over both, existing-secret-monitor-key.yaml over
  * existing-secret.yaml, custom-probes.yaml over probes.yaml); the schema must reject the bad-* ones.
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { Ajv } from 'ajv'
 import { load, loadAll } from 'js-yaml'
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1'
@@ -135,29 +137,58 @@ function adapterConfig(objs: Obj[]) {
   return r.config
 }
 
+type Port = { name: string; port?: number; containerPort?: number; targetPort?: string; protocol: string }
+
 /** Every Service port targets a port the container declares, with the same protocol; the -udp
- * Service holds only UDP ports and the main one only TCP ports. */
+ * Service holds only UDP ports and the main one only TCP ports; port names are unique IANA
+ * service names (at most 15 characters); no two container ports share a number and protocol. */
 function checkServices(objs: Obj[]): void {
-  const declared = new Map(container(objs).ports.map((p: { name: string; protocol: string }) => [p.name, p.protocol]))
+  const ports: Port[] = container(objs).ports
+  const declared = new Map(ports.map((p) => [p.name, p.protocol]))
+  expect(declared.size, 'container port names are unique').toBe(ports.length)
+  expect(new Set(ports.map((p) => `${p.protocol}/${p.containerPort}`)).size, 'one listener per port').toBe(ports.length)
   for (const svc of objs.filter((o) => o.kind === 'Service')) {
     const want = svc.metadata.name.endsWith('-udp') ? 'UDP' : 'TCP'
     expect(svc.spec.ports.length, svc.metadata.name).toBeGreaterThan(0)
-    for (const p of svc.spec.ports) {
+    expect(new Set(svc.spec.ports.map((p: Port) => p.name)).size, `${svc.metadata.name}: unique port names`).toBe(svc.spec.ports.length)
+    for (const p of svc.spec.ports as Port[]) {
+      expect(p.name, svc.metadata.name).toMatch(/^(?=.{1,15}$)[a-z0-9]+(-[a-z0-9]+)*$/)
       expect(p.protocol, `${svc.metadata.name} ${p.name}`).toBe(want)
-      expect(declared.get(p.targetPort), `${svc.metadata.name} ${p.name}`).toBe(p.protocol)
+      expect(declared.get(p.targetPort as string), `${svc.metadata.name} ${p.name}`).toBe(p.protocol)
     }
   }
 }
 
-/** the receivers this version has no implementation of are off (the adapter would only warn) */
-function noPhantomReceivers(objs: Obj[]): void {
-  const config = adapterConfig(objs)
-  expect(config.statsagent.enable).toBe(false)
-  expect(config.tsdbproto_telnet.enable).toBe(false)
-  expect(config.hostexporter.enable).toBe(false)
-  const names = [...container(objs).ports, ...objs.filter((o) => o.kind === 'Service').flatMap((s) => s.spec.ports)].map((p: { name: string }) => p.name)
-  expect(names.filter((n: string) => /statsd|telnet|node/.test(n))).toEqual([])
+/** the receivers' ports everywhere they appear: container, main (TCP) Service, -udp Service (none:
+ * undefined), NetworkPolicy ingress (none: undefined), HTTP left out */
+function receiverPorts(objs: Obj[]) {
+  const services = objs.filter((o) => o.kind === 'Service')
+  const main = services.find((s) => !s.metadata.name.endsWith('-udp')) as Obj
+  const udp = services.find((s) => s.metadata.name.endsWith('-udp'))
+  const policy = objs.find((o) => o.kind === 'NetworkPolicy')
+  const notHttp = (p: { name?: string; port?: unknown }) => p.port !== 'http' && p.name !== 'http'
+  return {
+    container: (container(objs).ports as Port[]).filter(notHttp),
+    tcp: (main.spec.ports as Port[]).filter(notHttp),
+    udp: udp ? (udp.spec.ports as Port[]) : undefined,
+    policy: policy ? policy.spec.ingress[0].ports.filter(notHttp) : undefined,
+  }
 }
+
+const svcPort = (name: string, port: number, protocol: string) => ({ name, port, targetPort: name, protocol })
+const ctrPort = (name: string, containerPort: number, protocol: string) => ({ name, containerPort, protocol })
+const COLLECTD_UDP = svcPort('collectd', 6045, 'UDP')
+const STATSD_UDP = svcPort('statsd', 6044, 'UDP')
+
+/** the variables of every database password the chart passes from the Secret */
+const RECEIVER_PASSWORDS = [
+  'DB_ADAPTER_AUTH_ROOT_PASSWORD',
+  'DB_ADAPTER_COLLAGENT_PASSWORD',
+  'DB_ADAPTER_MONITOR_PASSWORD',
+  'DB_ADAPTER_STATSAGENT_PASSWORD',
+  'DB_ADAPTER_TSDBPROTO_TELNET_PASSWORD',
+  'DB_ADAPTER_HOSTEXPORTER_PASSWORD',
+]
 
 const secretEnv = (name: string, secret: string, key: string) => ({ name, valueFrom: { secretKeyRef: { name: secret, key } } })
 
@@ -223,6 +254,30 @@ describe('values.schema.json', () => {
   })
 })
 
+describe('Dockerfile', () => {
+  it('EXPOSEs exactly the ports something listens on with the adapter\'s defaults', () => {
+    const expose = readFileSync(join(REPO, 'Dockerfile'), 'utf8').match(/^EXPOSE (.+)$/gm)
+    expect(expose, 'one EXPOSE line').toHaveLength(1)
+    const declared = (expose as string[])[0].slice('EXPOSE '.length).trim().split(/\s+/).sort()
+    const d = loadConfig([], {}, { cwd: dir, defaultConfigPath: join(dir, 'none.toml') })
+    if (d.kind !== 'run') {
+      throw new Error('loader did not return a config')
+    }
+    const c = d.config
+    const listening = [`${c.port}/tcp`]
+    if (c.collagent.enable) {
+      listening.push(`${c.collagent.port}/udp`)
+    }
+    if (c.statsagent.enable) {
+      listening.push(`${c.statsagent.port}/${c.statsagent.protocol}`)
+    }
+    if (c.tsdbproto_telnet.enable) {
+      listening.push(...c.tsdbproto_telnet.ports.map((p: number) => `${p}/tcp`))
+    }
+    expect(declared).toEqual(listening.sort())
+  })
+})
+
 describe.skipIf(renderNeed.skip)('the renderer types values as Helm does', () => {
   it('a number from a values file is a float64: toString prints 1000000 as 1e+06', () => {
     const chart = join(dir, 'typing-chart')
@@ -276,30 +331,32 @@ describe.skipIf(renderNeed.skip)('chart: defaults (embedded storage)', () => {
     expect(pod.volumes.some((v: { name: string }) => v.name === 'config')).toBe(false)
   })
 
-  it('the collectd receiver is on, as in the adapter: 6045/UDP in the container and in the -udp Service only', () => {
+  it('collectd and StatsD are on, as in the adapter: 6045/UDP and 6044/UDP in the container and in the -udp Service only; telnet off', () => {
     const c = container(objs)
     const config = adapterConfig(objs)
     expect(config.collagent.enable).toBe(true)
     expect(config.collagent.port).toBe(6045)
+    expect(config.statsagent).toMatchObject({ enable: true, port: 6044, protocol: 'udp' })
+    expect(config.tsdbproto_telnet.enable).toBe(false)
+    expect(config.hostexporter.enable).toBe(false)
     expect(c.ports).toEqual([
-      { name: 'http', containerPort: config.port, protocol: 'TCP' },
-      { name: 'collectd', containerPort: config.collagent.port, protocol: 'UDP' },
+      ctrPort('http', config.port, 'TCP'),
+      ctrPort('collectd', config.collagent.port, 'UDP'),
+      ctrPort('statsd', config.statsagent.port, 'UDP'),
     ])
-    expect(one(objs, 'Service', '-db-adapter').spec.ports).toEqual([{ name: 'http', port: 6041, targetPort: 'http', protocol: 'TCP' }])
-    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 6045, targetPort: 'collectd', protocol: 'UDP' }])
+    expect(one(objs, 'Service', '-db-adapter').spec.ports).toEqual([svcPort('http', 6041, 'TCP')])
+    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([COLLECTD_UDP, STATSD_UDP])
     checkServices(objs)
-    // StatsD is on by default in the adapter and not in this version: the chart turns it off
-    expect(envConfigMap(objs).data.DB_ADAPTER_STATSAGENT_ENABLE).toBe('false')
-    noPhantomReceivers(objs)
   })
 
-  it('root, collectd and monitor passwords all come from the Secret\'s root-password key', () => {
+  it('root, receiver and monitor passwords all come from the Secret\'s root-password key; no exporter credentials', () => {
     const env = container(objs).env
-    for (const name of ['DB_ADAPTER_AUTH_ROOT_PASSWORD', 'DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+    for (const name of RECEIVER_PASSWORDS) {
       expect(env).toContainEqual(secretEnv(name, 'release-db-adapter', 'root-password'))
     }
+    expect(env.map((e: { name: string }) => e.name).filter((n: string) => /HOSTEXPORTER_HTTP/.test(n))).toEqual([])
     expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 'taosdata' })
-    expect(Object.keys(envConfigMap(objs).data).filter((k) => /PASSWORD/.test(k))).toEqual([])
+    expect(Object.keys(envConfigMap(objs).data).filter((k) => /PASSWORD|TOKEN/.test(k))).toEqual([])
   })
 
   it('the helm test pod pings, writes a point and reads it back', () => {
@@ -316,6 +373,8 @@ describe.skipIf(renderNeed.skip)('chart: defaults (embedded storage)', () => {
     expect(notes).toMatch(/port-forward svc\/release-db-adapter 6041:6041/)
     expect(notes).toMatch(/CREATE DATABASE prom/)
     expect(notes).toMatch(/Server "release-db-adapter-udp.default" "6045" \(UDP\)/)
+    expect(notes).toMatch(/StatsD: release-db-adapter-udp.default:6044 \(UDP\)/)
+    expect(notes).not.toMatch(/OpenTSDB telnet|node_exporter/)
     expect(notes).toMatch(/helm test release/)
   })
 
@@ -360,9 +419,10 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     expect(env.DB_ADAPTER_POOL_MAX_CONNECT).toBe('4000000')
     expect(env.DB_ADAPTER_TSDBPROTO_TELNET_PORTS).toBe('16046,16047')
     expect(env.DB_ADAPTER_MONITOR_PAUSE_QUERY_MEMORY_THRESHOLD).toBe('65.5')
-    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 25826, targetPort: 'collectd', protocol: 'UDP' }])
+    expect(one(objs, 'Service', '-udp').spec.ports).toEqual([svcPort('collectd', 25826, 'UDP'), STATSD_UDP])
     expect(container(objs).ports).toContainEqual({ name: 'collectd', containerPort: 25826, protocol: 'UDP' })
-    noPhantomReceivers(objs)
+    // telnet ports configured but the receivers off: no port anywhere
+    expect(receiverPorts(objs).tcp).toEqual([])
     // the TOML file: not in the env ConfigMap (envFrom would make it a variable), in its own, mounted
     expect(Object.keys(env).every((k) => k.startsWith('DB_ADAPTER_'))).toBe(true)
     const toml = one(objs, 'ConfigMap', '-toml')
@@ -375,45 +435,162 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     })
   })
 
-  it('collectd off: no UDP Service, no receiver port anywhere', () => {
-    const objs = render('no-collectd.yaml')
+  it('collectd off: only StatsD in the UDP Service; collectd and StatsD off: no UDP Service, no receiver port anywhere', () => {
+    let objs = render('no-collectd.yaml')
     validateAll(objs)
     checkServices(objs)
     expect(adapterConfig(objs).collagent.enable).toBe(false)
+    expect(receiverPorts(objs)).toEqual({
+      container: [ctrPort('statsd', 6044, 'UDP')],
+      tcp: [],
+      udp: [STATSD_UDP],
+      policy: [{ port: 'statsd', protocol: 'UDP' }],
+    })
+    objs = render('no-collectd.yaml', 'statsagent-off.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    expect(adapterConfig(objs).statsagent.enable).toBe(false)
     expect(objs.some((o) => o.kind === 'Service' && o.metadata.name.endsWith('-udp'))).toBe(false)
-    expect(container(objs).ports).toEqual([{ name: 'http', containerPort: 6041, protocol: 'TCP' }])
+    expect(container(objs).ports).toEqual([ctrPort('http', 6041, 'TCP')])
     expect(one(objs, 'NetworkPolicy').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }])
   })
 
-  it('receivers this version lacks (StatsD, OpenTSDB telnet, node_exporter) are refused, not rendered as ports', () => {
-    expect(renderError('statsagent-on.yaml')).toMatch(/config.statsagent.enable is on, but this version of db-adapter has no StatsD receiver/)
-    expect(renderError('statsagent-on-as-1.yaml')).toMatch(/config.statsagent.enable is on/)
-    // null: Helm drops the key, leaving the adapter's default, which is on
-    expect(renderError('statsagent-null.yaml')).toMatch(/config.statsagent.enable is on/)
-    expect(renderError('telnet-on.yaml')).toMatch(/config.tsdbproto_telnet.enable is on, but this version of db-adapter has no OpenTSDB telnet TCP receivers/)
-    expect(renderError('hostexporter-on.yaml')).toMatch(/config.hostexporter.enable is on, but this version of db-adapter has no node_exporter scraper/)
+  it('StatsD: on unless turned off (null leaves the adapter\'s default, "1" is on); off: its port nowhere', () => {
+    for (const f of ['statsagent-null.yaml', 'statsagent-on-as-1.yaml']) {
+      const objs = render(f)
+      validateAll(objs)
+      expect(adapterConfig(objs).statsagent.enable, f).toBe(true)
+      expect(receiverPorts(objs).udp, f).toEqual([COLLECTD_UDP, STATSD_UDP])
+    }
+    const objs = render('statsagent-off.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    expect(adapterConfig(objs).statsagent.enable).toBe(false)
+    expect(receiverPorts(objs)).toEqual({
+      container: [ctrPort('collectd', 6045, 'UDP')],
+      tcp: [],
+      udp: [COLLECTD_UDP],
+      policy: [{ port: 'collectd', protocol: 'UDP' }],
+    })
   })
 
-  it('passwords: rootPassword carries the collectd and monitor passwords; each can have its own', () => {
+  it('StatsD over TCP: its port in the main Service and the container as TCP, not in the -udp Service', () => {
+    const objs = render('statsagent-tcp.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    const config = adapterConfig(objs)
+    expect(config.statsagent).toMatchObject({ enable: true, port: 8125, protocol: 'tcp' })
+    expect(receiverPorts(objs)).toEqual({
+      container: [ctrPort('collectd', 6045, 'UDP'), ctrPort('statsd', 8125, 'TCP')],
+      tcp: [svcPort('statsd', 8125, 'TCP')],
+      udp: [COLLECTD_UDP],
+      policy: [{ port: 'collectd', protocol: 'UDP' }, { port: 'statsd', protocol: 'TCP' }],
+    })
+  })
+
+  it('OpenTSDB telnet on: each of its ports a TCP port (telnet-0..3) of the container, the main Service and the NetworkPolicy', () => {
+    const objs = render('telnet-on.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    const config = adapterConfig(objs)
+    expect(config.tsdbproto_telnet.enable).toBe(true)
+    expect(config.tsdbproto_telnet.ports).toEqual([6046, 6047, 6048, 6049])
+    const names = ['telnet-0', 'telnet-1', 'telnet-2', 'telnet-3']
+    const ports = receiverPorts(objs)
+    expect(ports.tcp).toEqual(names.map((n, i) => svcPort(n, config.tsdbproto_telnet.ports[i], 'TCP')))
+    expect(ports.container).toEqual([ctrPort('collectd', 6045, 'UDP'), ctrPort('statsd', 6044, 'UDP'), ...names.map((n, i) => ctrPort(n, 6046 + i, 'TCP'))])
+    expect(ports.udp).toEqual([COLLECTD_UDP, STATSD_UDP])
+    expect(ports.policy).toEqual([{ port: 'collectd', protocol: 'UDP' }, { port: 'statsd', protocol: 'UDP' }, ...names.map((port) => ({ port, protocol: 'TCP' }))])
+    // ports from the config (a list of two, paired with two databases)
+    const two = render('receivers.yaml', 'collectd-port.yaml', 'telnet-on.yaml')
+    checkServices(two)
+    expect(receiverPorts(two).tcp).toEqual([svcPort('telnet-0', 16046, 'TCP'), svcPort('telnet-1', 16047, 'TCP')])
+  })
+
+  it.skipIf(HELM)('NOTES name the enabled receivers\' endpoints and databases', () => {
+    const notes = (...files: string[]) => execFileSync(renderer[0], ['-notes', CHART, ...files.flatMap((f) => ['-f', valuesPath(f)])], { encoding: 'utf8' })
+    const telnet = notes('telnet-on.yaml')
+    expect(telnet).toMatch(/release-db-adapter.default:6046 \(TCP, no client authentication\); points land in database tsdbproto_telnet/)
+    expect(telnet).toMatch(/release-db-adapter.default:6049 \(TCP, no client authentication\); points land in database agentc_tsdb/)
+    expect(notes('statsagent-tcp.yaml')).toMatch(/StatsD: release-db-adapter.default:8125 \(TCP\)/)
+    expect(notes('statsagent-off.yaml')).not.toMatch(/StatsD/)
+    expect(notes('hostexporter-on.yaml')).toMatch(/node_exporter scraper: every 5s from https:\/\/node-exporter.monitoring:9100,unix:\/\/\/run\/node-exporter\/ne.sock into database hostexporter/)
+  })
+
+  it('node_exporter scraper on: no port, exporter credentials from the Secret, the certificate Secret and extra volumes mounted', () => {
+    const objs = render('hostexporter-on.yaml')
+    validateAll(objs)
+    checkServices(objs)
+    const config = adapterConfig(objs)
+    expect(config.hostexporter).toMatchObject({ enable: true, httpUsername: 'scraper', insecureSkipVerify: false })
+    expect(config.hostexporter.urls).toEqual(['https://node-exporter.monitoring:9100', 'unix:///run/node-exporter/ne.sock'])
+    // the same receiver ports as the defaults
+    expect(receiverPorts(objs).container).toEqual(receiverPorts(render()).container)
+    expect(one(objs, 'Secret').stringData).toEqual({
+      'root-password': 'taosdata',
+      'hostexporter-http-password': 'ne-pw',
+      'hostexporter-http-bearer-token': 'ne-token',
+    })
+    const c = container(objs)
+    expect(c.env).toContainEqual(secretEnv('DB_ADAPTER_HOSTEXPORTER_HTTP_PASSWORD', 'release-db-adapter', 'hostexporter-http-password'))
+    expect(c.env).toContainEqual(secretEnv('DB_ADAPTER_HOSTEXPORTER_HTTP_BEARER_TOKEN_STRING', 'release-db-adapter', 'hostexporter-http-bearer-token'))
+    expect(c.env).toContainEqual(secretEnv('DB_ADAPTER_HOSTEXPORTER_PASSWORD', 'release-db-adapter', 'root-password'))
+    for (const e of c.env) {
+      expect(ENV_NAMES.has(e.name), e.name).toBe(true)
+    }
+    // the CA file the config names is in the mounted Secret
+    const tls = c.volumeMounts.find((m: { name: string }) => m.name === 'hostexporter-tls')
+    expect(tls).toEqual({ name: 'hostexporter-tls', mountPath: '/etc/db-adapter/hostexporter-tls', readOnly: true })
+    expect(config.hostexporter.caCertFile.startsWith(`${tls.mountPath}/`)).toBe(true)
+    const volumes = workload(objs).spec.template.spec.volumes
+    expect(volumes).toContainEqual({ name: 'hostexporter-tls', secret: { secretName: 'node-exporter-ca', defaultMode: 0o440 } })
+    expect(volumes).toContainEqual({ name: 'ne-socket', hostPath: { path: '/run/node-exporter', type: 'Directory' } })
+    expect(c.volumeMounts).toContainEqual({ name: 'ne-socket', mountPath: '/run/node-exporter', readOnly: true })
+  })
+
+  it('refuses what the adapter would refuse at start: a StatsD protocol other than udp/tcp, unpaired telnet ports, two listeners on one port', () => {
+    expect(renderError('statsagent-bad-protocol.yaml')).toMatch(/config.statsagent.protocol is "sctp": it must be udp or tcp/)
+    expect(renderError('telnet-unpaired.yaml')).toMatch(
+      /config.tsdbproto_telnet.ports \(2: 7001,7002\) and config.tsdbproto_telnet.dbs \(4: tsdbproto_telnet,collagent_tsdb,agentb_tsdb,agentc_tsdb\) pair by position/,
+    )
+    expect(renderError('port-clash.yaml')).toMatch(/config.statsagent.port and config.tsdbproto_telnet.ports both use TCP port 6047/)
+  })
+
+  it('passwords: rootPassword carries the receivers\' and monitor\'s passwords; each can have its own', () => {
     let objs = render('root-password.yaml')
     expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 's3cret' })
-    for (const name of ['DB_ADAPTER_AUTH_ROOT_PASSWORD', 'DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+    for (const name of RECEIVER_PASSWORDS) {
       expect(container(objs).env).toContainEqual(secretEnv(name, 'release-db-adapter', 'root-password'))
     }
     objs = render('own-passwords.yaml')
     validateAll(objs)
-    expect(one(objs, 'Secret').stringData).toEqual({ 'root-password': 's3cret', 'collagent-password': 'collectd-pw', 'monitor-password': 'monitor-pw' })
+    expect(one(objs, 'Secret').stringData).toEqual({
+      'root-password': 's3cret',
+      'collagent-password': 'collectd-pw',
+      'monitor-password': 'monitor-pw',
+      'statsagent-password': 'statsd-pw',
+      'tsdbproto-telnet-password': 'telnet-pw',
+      'hostexporter-password': 'hostexporter-pw',
+    })
     const env = container(objs).env
-    expect(env).toContainEqual(secretEnv('DB_ADAPTER_AUTH_ROOT_PASSWORD', 'release-db-adapter', 'root-password'))
-    expect(env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'release-db-adapter', 'collagent-password'))
-    expect(env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'release-db-adapter', 'monitor-password'))
-    // an existing Secret: its root key unless a key of their own is named
+    const keys = ['root-password', 'collagent-password', 'monitor-password', 'statsagent-password', 'tsdbproto-telnet-password', 'hostexporter-password']
+    RECEIVER_PASSWORDS.forEach((name, i) => expect(env).toContainEqual(secretEnv(name, 'release-db-adapter', keys[i])))
+    // an existing Secret: its root key unless a key of their own is named; exporter credentials
+    // only when a key is named
     objs = render('existing-secret.yaml', 'existing-secret-monitor-key.yaml')
     expect(objs.some((o) => o.kind === 'Secret')).toBe(false)
-    expect(container(objs).env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'creds', 'password'))
-    expect(container(objs).env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'creds', 'monitor'))
-    // a password in config would land in the ConfigMap
-    expect(renderError('password-in-config.yaml')).toMatch(/config.collagent.password is a password: passwords come from the Secret/)
+    const existing = container(objs).env
+    expect(existing).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'creds', 'password'))
+    expect(existing).toContainEqual(secretEnv('DB_ADAPTER_STATSAGENT_PASSWORD', 'creds', 'password'))
+    expect(existing).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'creds', 'monitor'))
+    expect(existing).toContainEqual(secretEnv('DB_ADAPTER_TSDBPROTO_TELNET_PASSWORD', 'creds', 'telnet'))
+    expect(existing).toContainEqual(secretEnv('DB_ADAPTER_HOSTEXPORTER_HTTP_BEARER_TOKEN_STRING', 'creds', 'ne-token'))
+    expect(existing.some((e: { name: string }) => e.name === 'DB_ADAPTER_HOSTEXPORTER_HTTP_PASSWORD')).toBe(false)
+    // a password or token in config would land in the ConfigMap
+    expect(renderError('password-in-config.yaml')).toMatch(
+      /config.collagent.password is a secret and would land in the ConfigMap: set auth.collagentPassword \(stored in the generated Secret\), or its key in auth.existingSecret \(auth.secretKeys.collagentPassword\)/,
+    )
+    expect(renderError('token-in-config.yaml')).toMatch(/config.hostexporter.httpBearerTokenString is a secret and would land in the ConfigMap: set auth.hostexporterHttpBearerToken/)
   })
 
   it('probes: initialDelaySeconds and successThreshold, switchable, and custom probes used verbatim', () => {
@@ -438,6 +615,7 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     expect(env).toContainEqual(secretEnv('DB_ADAPTER_AUTH_ROOT_PASSWORD', 'db-adapter-credentials', 'password'))
     expect(env).toContainEqual(secretEnv('DB_ADAPTER_COLLAGENT_PASSWORD', 'db-adapter-credentials', 'password'))
     expect(env).toContainEqual(secretEnv('DB_ADAPTER_MONITOR_PASSWORD', 'db-adapter-credentials', 'password'))
+    expect(env).toContainEqual(secretEnv('DB_ADAPTER_HOSTEXPORTER_PASSWORD', 'db-adapter-credentials', 'password'))
     expect(env).toContainEqual(secretEnv('DB_ADAPTER_STORAGE_URL', 'db-adapter-credentials', 'url'))
     const hpa = one(objs, 'HorizontalPodAutoscaler')
     expect(hpa.spec.metrics.map((m: { resource: { name: string } }) => m.resource.name)).toEqual(['cpu'])
@@ -445,12 +623,12 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     expect(workload(objs).spec.template.metadata.annotations['checksum/secret']).toBeUndefined()
   })
 
-  it('networkPolicy on: ingress to the HTTP and collectd ports from the given peers', () => {
+  it('networkPolicy on: ingress to the HTTP, collectd and StatsD ports from the given peers', () => {
     const objs = render('network-policy.yaml')
     validateAll(objs)
     const np = one(objs, 'NetworkPolicy')
     expect(np.spec.ingress[0].from[0].namespaceSelector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': 'monitoring' })
-    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'collectd', protocol: 'UDP' }])
+    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'collectd', protocol: 'UDP' }, { port: 'statsd', protocol: 'UDP' }])
   })
 
   it('refuses inconsistent values with a clear message', () => {
@@ -464,7 +642,7 @@ describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
     (loadAll(execFileSync('kubectl', ['kustomize', join(REPO, 'k8s/overlays', overlay)], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
 
   for (const overlay of ['embedded', 'postgres']) {
-    it(`${overlay}: valid objects, probes, env names the adapter reads, collectd on 6045/UDP in the -udp Service`, () => {
+    it(`${overlay}: valid objects, probes, env names the adapter reads, collectd and StatsD on 6045/6044 UDP in the -udp Service`, () => {
       const objs = build(overlay)
       validateAll(objs)
       const c = container(objs)
@@ -475,17 +653,23 @@ describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
       for (const e of c.env) {
         expect(ENV_NAMES.has(e.name), e.name).toBe(true)
       }
-      // the collectd receiver, on as in the adapter, is declared and exposed over UDP only
-      expect(config.collagent.enable).toBe(true)
-      expect(c.ports).toContainEqual({ name: 'collectd', containerPort: config.collagent.port, protocol: 'UDP' })
-      expect(config.collagent.port).toBe(6045)
-      expect(one(objs, 'Service', '-udp').spec.ports).toEqual([{ name: 'collectd', port: 6045, targetPort: 'collectd', protocol: 'UDP' }])
+      // the collectd and StatsD receivers, on as in the adapter, are declared and exposed over UDP
+      // only; the telnet receivers and the scraper are off
+      expect(config.collagent).toMatchObject({ enable: true, port: 6045 })
+      expect(config.statsagent).toMatchObject({ enable: true, port: 6044, protocol: 'udp' })
+      expect(config.tsdbproto_telnet.enable).toBe(false)
+      expect(config.hostexporter.enable).toBe(false)
+      expect(receiverPorts(objs)).toEqual({
+        container: [ctrPort('collectd', 6045, 'UDP'), ctrPort('statsd', 6044, 'UDP')],
+        tcp: [],
+        udp: [COLLECTD_UDP, STATSD_UDP],
+        policy: undefined,
+      })
       checkServices(objs)
-      noPhantomReceivers(objs)
-      // root, collectd and monitor passwords from the same Secret key
+      // root, receiver and monitor passwords from the same Secret key
       const auth = c.env.find((e: { name: string }) => e.name === 'DB_ADAPTER_AUTH_ROOT_PASSWORD').valueFrom.secretKeyRef
       expect(one(objs, 'Secret').metadata.name).toBe(auth.name)
-      for (const name of ['DB_ADAPTER_COLLAGENT_PASSWORD', 'DB_ADAPTER_MONITOR_PASSWORD']) {
+      for (const name of RECEIVER_PASSWORDS) {
         expect(c.env).toContainEqual({ name, valueFrom: { secretKeyRef: auth } })
       }
       const d = one(objs, 'Deployment')
@@ -500,4 +684,40 @@ describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
       }
     })
   }
+
+  /** an overlay in a temporary directory: the given overlay plus components of k8s/components
+   * (kustomize wants relative paths) */
+  const withComponents = (overlay: string, components: string[]): Obj[] => {
+    const at = mkdtempSync(join(dir, 'overlay-'))
+    const rel = (p: string) => relative(at, join(REPO, 'k8s', p))
+    const kustomization = { resources: [rel(`overlays/${overlay}`)], components: components.map((c) => rel(`components/${c}`)) }
+    writeFileSync(join(at, 'kustomization.yaml'), JSON.stringify(kustomization))
+    return (loadAll(execFileSync('kubectl', ['kustomize', at], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
+  }
+
+  it('components: OpenTSDB telnet on TCP 6046-6049 and StatsD over TCP in the main Service, the node_exporter scraper on', () => {
+    const objs = withComponents('postgres', ['opentsdb-telnet', 'statsd-tcp', 'hostexporter'])
+    validateAll(objs)
+    checkServices(objs)
+    const config = adapterConfig(objs)
+    expect(config.tsdbproto_telnet).toMatchObject({ enable: true, ports: [6046, 6047, 6048, 6049] })
+    expect(config.statsagent).toMatchObject({ enable: true, port: 6044, protocol: 'tcp' })
+    expect(config.hostexporter).toMatchObject({ enable: true, urls: ['http://node-exporter.monitoring:9100'] })
+    const telnet = config.tsdbproto_telnet.ports.map((port: number, i: number) => [`telnet-${i}`, port] as const)
+    expect(receiverPorts(objs)).toEqual({
+      container: [ctrPort('collectd', 6045, 'UDP'), ctrPort('statsd', 6044, 'TCP'), ...telnet.map(([n, p]) => ctrPort(n, p, 'TCP'))],
+      tcp: [...telnet.map(([n, p]) => svcPort(n, p, 'TCP')), svcPort('statsd', 6044, 'TCP')],
+      udp: [COLLECTD_UDP],
+      policy: undefined,
+    })
+    // each component alone on the other overlay
+    const telnetOnly = withComponents('embedded', ['opentsdb-telnet'])
+    checkServices(telnetOnly)
+    expect(receiverPorts(telnetOnly).udp).toEqual([COLLECTD_UDP, STATSD_UDP])
+    expect(receiverPorts(telnetOnly).tcp.map((p) => p.name)).toEqual(['telnet-0', 'telnet-1', 'telnet-2', 'telnet-3'])
+    const tcpStatsd = withComponents('embedded', ['statsd-tcp'])
+    checkServices(tcpStatsd)
+    expect(receiverPorts(tcpStatsd).tcp).toEqual([svcPort('statsd', 6044, 'TCP')])
+    expect(adapterConfig(withComponents('embedded', ['hostexporter'])).hostexporter.enable).toBe(true)
+  })
 })

@@ -4,7 +4,7 @@
 # minbase root filesystem (debootstrap) plus this machine's node and npm, `docker import`ed and
 # cached by tag; with a registry, set BASE_IMAGE=node:20-bookworm-slim instead.
 #
-# Checks: /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
+# Checks: EXPOSE lists the default listeners only; /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
 # stored; the process runs as a
 # non-root user; the memory gate measures against the container's --memory limit; read-only
 # root filesystem; `docker stop` ends it cleanly (exit 0, graceful-shutdown log) in the grace period.
@@ -53,6 +53,10 @@ started=$(date +%s)
 docker build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" . >/tmp/db-adapter-docker-build.log 2>&1 \
   || { tail -n 40 /tmp/db-adapter-docker-build.log >&2; fail "docker build"; }
 say "built $IMAGE in $(( $(date +%s) - started )) s"
+
+# EXPOSE declares what listens by default and nothing else (the telnet ports open only when enabled)
+exposed="$(docker image inspect -f '{{json .Config.ExposedPorts}}' "$IMAGE")"
+[ "$exposed" = '{"6041/tcp":{},"6044/udp":{},"6045/udp":{}}' ] || fail "EXPOSE: $exposed"
 
 PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 UDP_PORT="$(node -e "const s=require('dgram').createSocket('udp4');s.bind(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"

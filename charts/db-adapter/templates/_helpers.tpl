@@ -80,27 +80,81 @@ float64, which toString prints as 1e+06, so integral numbers print as integers; 
 {{- if has $v (list "1" "t" "T" "TRUE" "true" "True") -}}true{{- end -}}
 {{- end -}}
 
-{{/* the collectd receiver's UDP port when it is on (collagent, on by default in the adapter), else "";
-the only receiver this version has */}}
-{{- define "db-adapter.collectdPort" -}}
-{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable" "default" true) -}}
-{{- include "db-adapter.flag" (dict "root" . "name" "collagent.port" "default" 6045) -}}
+{{/* a list flag's items as strings, in JSON {"items": [...]}: a YAML list, or a comma-separated
+string as in the variable; unset: the default given */}}
+{{- define "db-adapter.listFlag" -}}
+{{- $v := index .root.Values.config .name -}}
+{{- if kindIs "invalid" $v }}{{ $v = .default }}{{ end -}}
+{{- $items := list -}}
+{{- if kindIs "slice" $v -}}
+{{- range $v }}{{ $items = append $items (include "db-adapter.scalar" .) }}{{ end -}}
+{{- else -}}
+{{- range splitList "," (toString $v) }}{{ with trim . }}{{ $items = append $items . }}{{ end }}{{ end -}}
 {{- end -}}
+{{- toJson (dict "items" $items) -}}
 {{- end -}}
 
-{{/* refuse values this version cannot honour */}}
+{{/* the StatsD receiver's protocol as Kubernetes spells it (UDP or TCP; the adapter accepts any case) */}}
+{{- define "db-adapter.statsdProtocol" -}}
+{{- upper (include "db-adapter.flag" (dict "root" . "name" "statsagent.protocol" "default" "udp")) -}}
+{{- end -}}
+
+{{/* the listening ports of the enabled receivers, as JSON {"ports": [{name, port, protocol, flag}]}
+(each unset flag at the adapter's default): collectd (collagent, UDP, on by default), StatsD
+(statsagent, UDP or TCP as statsagent.protocol says, on by default), one TCP port per OpenTSDB
+telnet listener (tsdbproto_telnet, off by default) named telnet-0, telnet-1, ... (port names are
+unique and at most 15 characters). The node_exporter scraper listens on nothing. UDP ports go in
+the <fullname>-udp Service, TCP ones in the main Service. */}}
+{{- define "db-adapter.receiverPorts" -}}
+{{- $ports := list -}}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "collagent.enable" "default" true) -}}
+{{- $ports = append $ports (dict "name" "collectd" "flag" "collagent.port" "protocol" "UDP" "port" (include "db-adapter.flag" (dict "root" . "name" "collagent.port" "default" 6045))) -}}
+{{- end -}}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "statsagent.enable" "default" true) -}}
+{{- $ports = append $ports (dict "name" "statsd" "flag" "statsagent.port" "protocol" (include "db-adapter.statsdProtocol" .) "port" (include "db-adapter.flag" (dict "root" . "name" "statsagent.port" "default" 6044))) -}}
+{{- end -}}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "tsdbproto_telnet.enable") -}}
+{{- range $i, $port := (fromYaml (include "db-adapter.listFlag" (dict "root" . "name" "tsdbproto_telnet.ports" "default" (list 6046 6047 6048 6049)))).items -}}
+{{- $ports = append $ports (dict "name" (printf "telnet-%d" $i) "flag" "tsdbproto_telnet.ports" "protocol" "TCP" "port" $port) -}}
+{{- end -}}
+{{- end -}}
+{{- toJson (dict "ports" $ports) -}}
+{{- end -}}
+
+{{/* the enabled receivers' ports of one protocol (.protocol), as JSON {"ports": [...]} */}}
+{{- define "db-adapter.receiverPortsOf" -}}
+{{- $ports := list -}}
+{{- range (fromYaml (include "db-adapter.receiverPorts" .root)).ports }}
+{{- if eq .protocol $.protocol }}{{ $ports = append $ports . }}{{ end }}
+{{- end -}}
+{{- toJson (dict "ports" $ports) -}}
+{{- end -}}
+
+{{/* refuse values the adapter would refuse at start, or that would leak a secret into the ConfigMap */}}
 {{- define "db-adapter.validate" -}}
-{{- /* each receiver's description and its default in the adapter (unset or null: the default) */}}
-{{- $receivers := dict "statsagent" (list "StatsD receiver" true) "tsdbproto_telnet" (list "OpenTSDB telnet TCP receivers" false) "hostexporter" (list "node_exporter scraper" false) }}
-{{- range $flag, $r := $receivers }}
-{{- $what := index $r 0 }}
-{{- if include "db-adapter.enabled" (dict "root" $ "name" (printf "%s.enable" $flag) "default" (index $r 1)) }}
-{{- fail (printf "config.%s.enable is on, but this version of db-adapter has no %s (it would only log a warning and receive nothing): set config.%s.enable=false" $flag $what $flag) }}
+{{- $protocol := include "db-adapter.statsdProtocol" . }}
+{{- if not (has $protocol (list "UDP" "TCP")) }}
+{{- fail (printf "config.statsagent.protocol is %q: it must be udp or tcp" (include "db-adapter.flag" (dict "root" . "name" "statsagent.protocol"))) }}
 {{- end }}
+{{- /* the adapter refuses to start when they differ, enabled or not */}}
+{{- $telnetPorts := (fromYaml (include "db-adapter.listFlag" (dict "root" . "name" "tsdbproto_telnet.ports" "default" (list 6046 6047 6048 6049)))).items }}
+{{- $telnetDbs := (fromYaml (include "db-adapter.listFlag" (dict "root" . "name" "tsdbproto_telnet.dbs" "default" (list "tsdbproto_telnet" "collagent_tsdb" "agentb_tsdb" "agentc_tsdb")))).items }}
+{{- if ne (len $telnetPorts) (len $telnetDbs) }}
+{{- fail (printf "config.tsdbproto_telnet.ports (%d: %s) and config.tsdbproto_telnet.dbs (%d: %s) pair by position and must have the same length" (len $telnetPorts) (join "," $telnetPorts) (len $telnetDbs) (join "," $telnetDbs)) }}
 {{- end }}
+{{- /* one listener per port and protocol, the HTTP port included */}}
+{{- $seen := dict (printf "TCP/%s" (include "db-adapter.httpPort" .)) "port" }}
+{{- range (fromYaml (include "db-adapter.receiverPorts" .)).ports }}
+{{- $key := printf "%s/%s" .protocol .port }}
+{{- if hasKey $seen $key }}
+{{- fail (printf "config.%s and config.%s both use %s port %s: each listener needs a port of its own" (get $seen $key) .flag .protocol .port) }}
+{{- end }}
+{{- $_ := set $seen $key .flag }}
+{{- end }}
+{{- $auth := dict "auth.rootPassword" "rootPassword" "collagent.password" "collagentPassword" "monitor.password" "monitorPassword" "statsagent.password" "statsagentPassword" "tsdbproto_telnet.password" "tsdbprotoTelnetPassword" "hostexporter.password" "hostexporterPassword" "hostexporter.httpPassword" "hostexporterHttpPassword" "hostexporter.httpBearerTokenString" "hostexporterHttpBearerToken" }}
 {{- range $name, $_ := .Values.config }}
-{{- if regexMatch "(?i)password" $name }}
-{{- fail (printf "config.%s is a password: passwords come from the Secret (auth.rootPassword, auth.collagentPassword, auth.monitorPassword or auth.existingSecret), not the ConfigMap" $name) }}
+{{- if regexMatch "(?i)password|tokenstring" $name }}
+{{- fail (printf "config.%s is a secret and would land in the ConfigMap: set auth.%s (stored in the generated Secret), or its key in auth.existingSecret (auth.secretKeys.%s)" $name (get $auth $name | default "<name>") (get $auth $name | default "<name>")) }}
 {{- end }}
 {{- end }}
 {{- if and (eq .Values.storage.mode "embedded") .Values.autoscaling.enabled }}
@@ -108,8 +162,31 @@ the only receiver this version has */}}
 {{- end }}
 {{- end -}}
 
-{{/* the Secret key a password (auth.<name>: rootPassword, collagentPassword, monitorPassword) is read
-from: its own key when set (auth.secretKeys.<name>, or the generated Secret's <name in kebab-case>
+{{/* the Secret variables: each password (auth.<name>) and the adapter variable it feeds */}}
+{{- define "db-adapter.passwordVariables" -}}
+{{- toJson (dict "rootPassword" "DB_ADAPTER_AUTH_ROOT_PASSWORD" "collagentPassword" "DB_ADAPTER_COLLAGENT_PASSWORD" "monitorPassword" "DB_ADAPTER_MONITOR_PASSWORD" "statsagentPassword" "DB_ADAPTER_STATSAGENT_PASSWORD" "tsdbprotoTelnetPassword" "DB_ADAPTER_TSDBPROTO_TELNET_PASSWORD" "hostexporterPassword" "DB_ADAPTER_HOSTEXPORTER_PASSWORD") -}}
+{{- end -}}
+
+{{/* the node_exporter scraper's credentials toward the exporters (auth.<name>), not database
+passwords: empty in the adapter, so set only when given */}}
+{{- define "db-adapter.exporterSecretVariables" -}}
+{{- toJson (dict "hostexporterHttpPassword" "DB_ADAPTER_HOSTEXPORTER_HTTP_PASSWORD" "hostexporterHttpBearerToken" "DB_ADAPTER_HOSTEXPORTER_HTTP_BEARER_TOKEN_STRING") -}}
+{{- end -}}
+
+{{/* the Secret key of an exporter credential (auth.<name>), or "" when there is none: the existing
+Secret's auth.secretKeys.<name>, or the generated Secret's <name in kebab-case> key when
+auth.<name> is given */}}
+{{- define "db-adapter.optionalSecretKey" -}}
+{{- $own := index .root.Values.auth.secretKeys .name -}}
+{{- if .root.Values.auth.existingSecret -}}
+{{- $own -}}
+{{- else if index .root.Values.auth .name -}}
+{{- default (kebabcase .name) $own -}}
+{{- end -}}
+{{- end -}}
+
+{{/* the Secret key a password (auth.<name>: rootPassword, collagentPassword, monitorPassword,
+statsagentPassword, tsdbprotoTelnetPassword, hostexporterPassword) is read from: its own key when set (auth.secretKeys.<name>, or the generated Secret's <name in kebab-case>
 key, e.g. collagent-password, when auth.<name> is given), else the root password's key */}}
 {{- define "db-adapter.passwordKey" -}}
 {{- $keys := .root.Values.auth.secretKeys -}}

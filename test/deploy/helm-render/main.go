@@ -2,7 +2,7 @@
 // It renders a chart with Go's text/template and sprig (Debian's golang-github-masterminds-
 // sprig-dev), implementing what Helm adds on top that charts use: include, tpl, required, fail,
 // toYaml/fromYaml/toJson, lookup (always empty, as in `helm template`), .Values (chart values
-// merged with -f files, later files winning), .Release, .Chart, .Capabilities, .Template, and
+// merged with -f files, later files winning, a null removing the key), .Release, .Chart, .Capabilities, .Template, and
 // Helm's "<no value>" -> "" rule. Output: the rendered manifests separated by `---` with
 // `# Source:` comments, like `helm template`; with -notes, NOTES.txt only.
 //
@@ -77,6 +77,11 @@ func yamlViaJSON(b []byte) (map[string]interface{}, error) {
 // merge overlays src onto dst: maps merge key by key, anything else replaces (Helm's coalescing).
 func merge(dst, src map[string]interface{}) map[string]interface{} {
 	for k, v := range src {
+		// as Helm does: a null in a values file removes the key (the chart default with it)
+		if v == nil {
+			delete(dst, k)
+			continue
+		}
 		if sm, ok := v.(map[string]interface{}); ok {
 			if dm, ok := dst[k].(map[string]interface{}); ok {
 				dst[k] = merge(dm, sm)
