@@ -34,6 +34,7 @@ import type { MetricsWriter } from './monitor/write-to-db.js'
 import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
+import { startStatsagentReceiver } from './receivers/statsagent.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
 import { usableCores } from './monitor/cgroup.js'
@@ -190,8 +191,10 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
     }
+    if (config.statsagent.enable) {
+      receivers.push(await startStatsagentReceiver(receiverDeps))
+    }
     for (const [flag, what] of [
-      ['statsagent', 'StatsD receiver'],
       ['tsdbproto_telnet', 'OpenTSDB telnet TCP receivers'],
       ['hostexporter', 'node_exporter scraper'],
     ] as const) {
