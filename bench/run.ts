@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card (default: sql,lp,tsbs,prom,ping,pg,card; pg needs
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,statsd (default: sql,lp,tsbs,prom,ping,pg,card,statsd; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
@@ -13,9 +13,10 @@ import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
+import { runStatsdBench } from './statsd.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -165,4 +166,19 @@ if (selected.has('lp-paired')) {
       ),
     )
   }
+}
+
+if (selected.has('statsd')) {
+  console.log('StatsD lines over UDP (statsagent, 1,400-byte datagrams) beside the same lines as line protocol over HTTP (4 connections, 1,000-line bodies), rounds alternating')
+  const r = await runStatsdBench(log)
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  console.table({
+    [`lines/s, median of ${r.rounds} rounds of ${fmt(r.lines)} lines`]: {
+      'StatsD/UDP': fmt(median(r.udpLinesPerSec)),
+      'line protocol/HTTP': fmt(median(r.httpLinesPerSec)),
+      ratio: fmt(median(r.udpLinesPerSec) / median(r.httpLinesPerSec), 2),
+    },
+    'lines lost': { 'StatsD/UDP': `${fmt(r.udpDroppedLines)} (${fmt(r.udpDroppedDatagrams)} of ${fmt(r.datagrams * r.rounds)} datagrams)`, 'line protocol/HTTP': fmt(r.httpDroppedLines), ratio: '-' },
+  })
+  log(r.receiverCounters)
 }
