@@ -172,13 +172,19 @@ if (selected.has('statsd')) {
   console.log('StatsD lines over UDP (statsagent, 1,400-byte datagrams) beside the same lines as line protocol over HTTP (4 connections, 1,000-line bodies), rounds alternating')
   const r = await runStatsdBench(log)
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const http = median(r.httpLinesPerSec)
   console.table({
-    [`lines/s, median of ${r.rounds} rounds of ${fmt(r.lines)} lines`]: {
-      'StatsD/UDP': fmt(median(r.udpLinesPerSec)),
-      'line protocol/HTTP': fmt(median(r.httpLinesPerSec)),
-      ratio: fmt(median(r.udpLinesPerSec) / median(r.httpLinesPerSec), 2),
-    },
-    'lines lost': { 'StatsD/UDP': `${fmt(r.udpDroppedLines)} (${fmt(r.udpDroppedDatagrams)} of ${fmt(r.datagrams * r.rounds)} datagrams)`, 'line protocol/HTTP': fmt(r.httpDroppedLines), ratio: '-' },
+    [`line protocol/HTTP, median of ${r.rounds} rounds of ${fmt(r.lines)} lines`]: { 'lines/s': fmt(http), 'x HTTP': '1.00', 'lines lost': fmt(r.httpDroppedLines) },
+    ...Object.fromEntries(
+      r.udp.map((u) => [
+        `StatsD/UDP offered at ${u.pace}x the HTTP rate`,
+        {
+          'lines/s': fmt(median(u.linesPerSec)),
+          'x HTTP': fmt(median(u.linesPerSec) / http, 2),
+          'lines lost': `${fmt(u.droppedLines)} (${fmt(u.droppedDatagrams)} of ${fmt(r.datagrams * r.rounds)} datagrams)`,
+        },
+      ]),
+    ),
   })
   log(r.receiverCounters)
 }

@@ -11,19 +11,29 @@
 import { createSocket } from 'node:dgram'
 import { AUTH, freePort, postBodies, sql, startAdapterProcess } from './lib.js'
 
+/** StatsD/UDP sent at `pace` x the HTTP rate of the same round */
+export interface StatsdPaceResult {
+  pace: number
+  /** lines the receiver took in per second, per counted round */
+  linesPerSec: number[]
+  /** datagrams lost (receiver queue, kernel buffer or never seen) in the counted rounds */
+  droppedDatagrams: number
+  droppedLines: number
+}
+
 export interface StatsdBenchResult {
   lines: number
   rounds: number
+  /** datagrams per round */
   datagrams: number
-  udpLinesPerSec: number[]
   httpLinesPerSec: number[]
-  /** datagrams (and their lines) lost over UDP in the counted rounds */
-  udpDroppedDatagrams: number
-  udpDroppedLines: number
   httpDroppedLines: number
+  udp: StatsdPaceResult[]
   receiverCounters: string
 }
 
+/** offered StatsD rates, as multiples of the HTTP rate just measured */
+const PACES = [1, 2, 3]
 const SERIES = 100
 const CONNS = 4
 const HTTP_LINES_PER_BODY = 1000
@@ -85,20 +95,30 @@ async function receiverCounts(url: string): Promise<{ seen: number; accepted: nu
   return { seen: accepted + malformed + dropped, accepted, kernel }
 }
 
-/** sends every datagram (IN_FLIGHT at a time); resolves with the seconds until the receiver had them all, and how many it accepted */
-async function sendUdp(url: string, port: number, all: { buf: Buffer }[]): Promise<{ seconds: number; accepted: number; kernel: number }> {
+/**
+ * Sends every datagram paced at `linesPerSec` (each millisecond what is due by then, as a client
+ * reporting continuously would; an unpaced burst only measures the kernel's socket buffer);
+ * resolves when the receiver has accounted for all of them, with the seconds from the first send
+ * and the datagrams it accepted.
+ */
+async function sendUdp(url: string, port: number, all: { buf: Buffer; lines: number }[], linesPerSec: number): Promise<{ seconds: number; accepted: number; kernel: number }> {
   const before = await receiverCounts(url)
   const socket = createSocket('udp4')
+  const linesPerGram = all.reduce((n, d) => n + d.lines, 0) / all.length
   const started = performance.now()
   let next = 0
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < all.length) {
-        const d = all[next++]
-        await new Promise<void>((resolve) => socket.send(d.buf, port, '127.0.0.1', () => resolve()))
-      }
-    }),
-  )
+  let inFlight = 0
+  while (next < all.length) {
+    const due = Math.min(all.length, Math.floor((((performance.now() - started) / 1000) * linesPerSec) / linesPerGram) + 1)
+    while (next < due && inFlight < IN_FLIGHT) {
+      inFlight++
+      socket.send(all[next++].buf, port, '127.0.0.1', () => inFlight--)
+    }
+    await new Promise((r) => setTimeout(r, 1))
+  }
+  while (inFlight > 0) {
+    await new Promise((r) => setTimeout(r, 1))
+  }
   socket.close()
   let last = await receiverCounts(url)
   let lastChange = performance.now()
@@ -127,11 +147,9 @@ export async function runStatsdBench(log: (s: string) => void, linesPerRound = N
     lines: linesPerRound,
     rounds,
     datagrams: 0,
-    udpLinesPerSec: [],
     httpLinesPerSec: [],
-    udpDroppedDatagrams: 0,
-    udpDroppedLines: 0,
     httpDroppedLines: 0,
+    udp: PACES.map((pace) => ({ pace, linesPerSec: [], droppedDatagrams: 0, droppedLines: 0 })),
     receiverCounters: '',
   }
   try {
@@ -141,28 +159,31 @@ export async function runStatsdBench(log: (s: string) => void, linesPerRound = N
     // round 0 warms both paths up and creates the tables; it is not counted
     for (let round = 0; round <= rounds; round++) {
       const { statsd, lp } = data(round, linesPerRound)
-      const grams = datagrams(statsd)
-      result.datagrams = grams.length
-      const udp = await sendUdp(adapter.url, port, grams)
       const bodies: Buffer[] = []
       for (let i = 0; i < lp.length; i += HTTP_LINES_PER_BODY) {
         bodies.push(Buffer.from(lp.slice(i, i + HTTP_LINES_PER_BODY).join('')))
       }
       const { seconds: httpSeconds } = await postBodies(httpUrl, bodies, CONNS, { Authorization: AUTH })
       httpSent += lp.length
-      if (round > 0) {
-        // lines the receiver took in, per second (a datagram holds a fixed number of lines but the last)
-        const linesPerGram = linesPerRound / grams.length
+      const httpRate = linesPerRound / httpSeconds
+      const grams = datagrams(statsd)
+      result.datagrams = grams.length
+      const linesPerGram = linesPerRound / grams.length
+      const said: string[] = []
+      for (const p of result.udp) {
+        const udp = await sendUdp(adapter.url, port, grams, httpRate * p.pace)
         const lost = grams.length - udp.accepted
-        result.udpDroppedDatagrams += lost
-        result.udpDroppedLines += Math.round(lost * linesPerGram)
-        const udpRate = (udp.accepted * linesPerGram) / udp.seconds
-        result.udpLinesPerSec.push(udpRate)
-        result.httpLinesPerSec.push(linesPerRound / httpSeconds)
-        log(
-          `round ${round}: StatsD/UDP ${Math.round(udpRate)} lines/s (${lost} of ${grams.length} datagrams lost, ${udp.kernel} by the kernel), ` +
-            `HTTP ${Math.round(linesPerRound / httpSeconds)} lines/s`,
-        )
+        const rate = (udp.accepted * linesPerGram) / udp.seconds
+        if (round > 0) {
+          p.linesPerSec.push(rate)
+          p.droppedDatagrams += lost
+          p.droppedLines += Math.round(lost * linesPerGram)
+        }
+        said.push(`at ${p.pace}x ${Math.round(rate)} lines/s (${lost} of ${grams.length} datagrams lost, ${udp.kernel} by the kernel)`)
+      }
+      if (round > 0) {
+        result.httpLinesPerSec.push(httpRate)
+        log(`round ${round}: HTTP ${Math.round(httpRate)} lines/s; StatsD/UDP ${said.join(', ')}`)
       }
     }
     let stored = 0
