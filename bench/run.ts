@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet (default: sql,lp,tsbs,prom,ping,pg,card,telnet; pg needs
+ * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,lp,tsbs,prom,ping,pg,card,telnet,statsd; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
@@ -13,10 +13,11 @@ import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
+import { runStatsdBench } from './statsd.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 import { runTelnetBench } from './telnet.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card,telnet').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -181,4 +182,25 @@ if (selected.has('lp-paired')) {
       ),
     )
   }
+}
+
+if (selected.has('statsd')) {
+  console.log('StatsD lines over UDP (statsagent, 1,400-byte datagrams) beside the same lines as line protocol over HTTP (4 connections, 1,000-line bodies), rounds alternating')
+  const r = await runStatsdBench(log)
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const http = median(r.httpLinesPerSec)
+  console.table({
+    [`line protocol/HTTP, median of ${r.rounds} rounds of ${fmt(r.lines)} lines`]: { 'lines/s': fmt(http), 'x HTTP': '1.00', 'lines lost': fmt(r.httpDroppedLines) },
+    ...Object.fromEntries(
+      r.udp.map((u) => [
+        `StatsD/UDP offered at ${u.pace}x the HTTP rate`,
+        {
+          'lines/s': fmt(median(u.linesPerSec)),
+          'x HTTP': fmt(median(u.linesPerSec) / http, 2),
+          'lines lost': `${fmt(u.droppedLines)} (${fmt(u.droppedDatagrams)} of ${fmt(r.datagrams * r.rounds)} datagrams)`,
+        },
+      ]),
+    ),
+  })
+  log(r.receiverCounters)
 }

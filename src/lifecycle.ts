@@ -35,6 +35,7 @@ import { createSchemaless } from './ingest/schemaless/schemaless.js'
 import { startCollagentReceiver, type RunningReceiver } from './receivers/collagent.js'
 import { createScrapeMetrics, startHostexporter } from './receivers/hostexporter.js'
 import { createReceiverMetrics } from './receivers/point-writer.js'
+import { startStatsagentReceiver } from './receivers/statsagent.js'
 import { createKernelDropsMetric } from './receivers/udp-drops.js'
 import { startTelnetReceivers } from './receivers/tsdbproto-telnet.js'
 import { AUTO_WORKERS_MIN_MEMORY, createLineProtoWorkers, parseWorkerCount, type LineProtoWorkers } from './ingest/lineproto/worker-pool.js'
@@ -262,18 +263,14 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     if (config.collagent.enable) {
       receivers.push(await startCollagentReceiver(receiverDeps))
     }
+    if (config.statsagent.enable) {
+      receivers.push(await startStatsagentReceiver(receiverDeps))
+    }
     if (config.tsdbproto_telnet.enable) {
       receivers.push(...(await startTelnetReceivers(receiverDeps)))
     }
     if (config.hostexporter.enable) {
       receivers.push(await startHostexporter({ ...receiverDeps, scrapeMetrics: createScrapeMetrics(metrics.registry) }))
-    }
-    for (const [flag, what] of [
-      ['statsagent', 'StatsD receiver'],
-    ] as const) {
-      if (config[flag].enable) {
-        logger.warn({ flag: `${flag}.enable` }, `${flag}.enable is set, but this version has no ${what}: nothing is received for it`)
-      }
     }
 
     let writer: MetricsWriter | undefined

@@ -133,7 +133,7 @@ async function startAdapter(): Promise<Adapter> {
   const dir = mkdtempSync(join(tmpdir(), 'readme-'))
   const port = await freePort()
   // a fresh start as `npm start` makes it, on its own port, data folder and log folder; the
-  // collectd receiver stays on (its default), on a port of its own
+  // collectd and StatsD receivers stay on (their default), each on a port of its own
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
@@ -143,7 +143,7 @@ async function startAdapter(): Promise<Adapter> {
   const args = [
     ...NODE_FLAGS, '--import', 'tsx', 'src/main.ts',
     `--port=${port}`, '--host=127.0.0.1', `--storage.url=duckdb:${join(dir, 'data/db-adapter.duckdb')}`,
-    `--log.path=${join(dir, 'log')}`, `--collagent.port=${await freeUdpPort()}`,
+    `--log.path=${join(dir, 'log')}`, `--collagent.port=${await freeUdpPort()}`, `--statsagent.port=${await freeUdpPort()}`,
   ]
   const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

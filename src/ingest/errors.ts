@@ -4,7 +4,7 @@
  * why, and a short quote of the input.
  */
 
-export type IngestFormat = 'lineproto' | 'tsdb-telnet' | 'tsdb-json'
+export type IngestFormat = 'lineproto' | 'tsdb-telnet' | 'tsdb-json' | 'statsd'
 
 /** Longest quote of the offending line kept in a message, in UTF-8 bytes. */
 export const MAX_QUOTE_BYTES = 256

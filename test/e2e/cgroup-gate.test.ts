@@ -105,6 +105,7 @@ beforeAll(async () => {
     '--log.path', mkdtempSync(join(tmpdir(), 'cgroup-gate-')),
     '--smlAutoCreateDB=true',
     '--collagent.enable=false',
+    '--statsagent.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=200ms',
     `--monitor.pauseQueryMemoryThreshold=${QUERY_THRESHOLD}`,

@@ -34,6 +34,7 @@ function startProcess(args: string[]): Proc {
     }
   }
   env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
+  env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   child.stderr?.on('data', (d: Buffer) => {

@@ -33,6 +33,7 @@ function startProcess(args: string[]): Proc {
   }
   // several adapters run at once: none may claim the collectd receiver's fixed UDP port
   env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
+  env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env,
