@@ -13,7 +13,7 @@ import { parseCollectdPacket } from '../ingest/collagent/parse.js'
 import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
 import type { Storage } from '../sql/catalog/types.js'
-import { PointWriter, ThrottledLog, type ReceiverMetrics } from './point-writer.js'
+import { receiverWriter, ThrottledLog, type ReceiverMetrics } from './point-writer.js'
 import type { KernelDropsMetric } from './udp-drops.js'
 
 export interface ReceiverDeps {
@@ -38,19 +38,7 @@ export async function startCollagentReceiver(deps: ReceiverDeps): Promise<Runnin
   const { config, logger, metrics } = deps
   const c = config.collagent
   const receiver = 'collagent'
-  const writer = new PointWriter({
-    receiver,
-    db: c.db,
-    user: c.user,
-    password: c.password,
-    ttl: c.ttl,
-    storage: deps.storage,
-    schemaless: deps.schemaless,
-    allPaused: deps.allPaused,
-    logger,
-    metrics,
-    maxPendingBatches: 2 * c.worker,
-  })
+  const writer = receiverWriter(receiver, c, deps, 2 * c.worker)
   const log = new ThrottledLog(logger)
   const socket = await bindUdp(config.host, c.port, receiver)
   const buffer = setReceiveBuffer(socket, c.udpReceiveBuffer)

@@ -17,7 +17,7 @@ import { Counter as PromCounter } from 'prom-client'
 import { scrapeToPointsAsync } from '../ingest/promtext/points.js'
 import type { ReceiverDeps, RunningReceiver } from './collagent.js'
 import { scrape, scrapeClient, type ScrapeTarget } from './hostexporter-http.js'
-import { PointWriter, ThrottledLog } from './point-writer.js'
+import { receiverWriter, ThrottledLog } from './point-writer.js'
 
 export interface ScrapeMetrics {
   /** scrapes per configured URL: ok | failed | paused (tick skipped, memory gate) | busy (the previous one still running) */
@@ -41,20 +41,8 @@ export async function startHostexporter(deps: ReceiverDeps & { scrapeMetrics: Sc
   const { config, logger, metrics } = deps
   const c = config.hostexporter
   const client = scrapeClient(c, config.http.maxBodySize)
-  const writer = new PointWriter({
-    receiver: RECEIVER,
-    db: c.db,
-    user: c.user,
-    password: c.password,
-    ttl: c.ttl,
-    storage: deps.storage,
-    schemaless: deps.schemaless,
-    allPaused: deps.allPaused,
-    logger,
-    metrics,
-    // room for a few scrapes of every URL (a node_exporter scrape is 1,000-3,000 points)
-    maxPendingBatches: Math.max(4, 2 * client.targets.length),
-  })
+  // room for a few scrapes of every URL (a node_exporter scrape is 1,000-3,000 points)
+  const writer = receiverWriter(RECEIVER, c, deps, Math.max(4, 2 * client.targets.length))
   const log = new ThrottledLog(logger)
   const scrapes = deps.scrapeMetrics.scrapes
   const inFlight = new Map<ScrapeTarget, Promise<void>>()

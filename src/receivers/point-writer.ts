@@ -40,6 +40,26 @@ export interface PointWriterOptions {
   retryMs?: number
 }
 
+/** The flags every receiver's section has for its writes (`collagent.db`, `statsagent.user`...). */
+export interface ReceiverSection {
+  db: string
+  user: string
+  password: string
+  ttl: number
+}
+
+/** A receiver's writer from its flag section and the adapter's shared parts. */
+export function receiverWriter(
+  receiver: string,
+  section: ReceiverSection,
+  deps: Pick<PointWriterOptions, 'storage' | 'schemaless' | 'allPaused' | 'logger' | 'metrics'>,
+  maxPendingBatches: number,
+): PointWriter {
+  const { db, user, password, ttl } = section
+  const { storage, schemaless, allPaused, logger, metrics } = deps
+  return new PointWriter({ receiver, db, user, password, ttl, storage, schemaless, allPaused, logger, metrics, maxPendingBatches })
+}
+
 export class PointWriter {
   readonly #o: Required<PointWriterOptions>
   readonly #log: ThrottledLog

@@ -17,7 +17,7 @@ import type { IngestParseError } from '../ingest/errors.js'
 import { StatsdAggregator } from '../ingest/statsd/aggregate.js'
 import { parseStatsdText, type StatsdSample } from '../ingest/statsd/parse.js'
 import { bindUdp, type ReceiverDeps, type RunningReceiver } from './collagent.js'
-import { PointWriter, ThrottledLog } from './point-writer.js'
+import { receiverWriter, ThrottledLog } from './point-writer.js'
 import { startTcpLineListener, type TcpLineListener } from './tcp-listener.js'
 
 const RECEIVER = 'statsagent'
@@ -44,19 +44,7 @@ export async function startStatsagentReceiver(deps: ReceiverDeps): Promise<Runni
   const { config, logger, metrics } = deps
   const c = config.statsagent
   const log = new ThrottledLog(logger)
-  const writer = new PointWriter({
-    receiver: RECEIVER,
-    db: c.db,
-    user: c.user,
-    password: c.password,
-    ttl: c.ttl,
-    storage: deps.storage,
-    schemaless: deps.schemaless,
-    allPaused: deps.allPaused,
-    logger,
-    metrics,
-    maxPendingBatches: 2 * c.worker,
-  })
+  const writer = receiverWriter(RECEIVER, c, deps, 2 * c.worker)
   const agg = new StatsdAggregator({
     deleteCounters: c.deleteCounters,
     deleteGauges: c.deleteGauges,

@@ -15,6 +15,7 @@ import type { RunningAdapter } from '../../src/lifecycle.js'
 import { startAdapter } from '../../src/lifecycle.js'
 import { openStorage } from '../../src/sql/catalog/open.js'
 import { sqlRows, startIngestServer } from './server.js'
+import { eventually } from '../lib/eventually.js'
 
 const captured = readFileSync(new URL('./fixtures/collectd5.12_network.bin', import.meta.url))
 const dir = mkdtempSync(join(tmpdir(), 'collagent-'))
@@ -34,21 +35,6 @@ async function send(port: number, ...packets: Uint8Array[]): Promise<void> {
     }
   } finally {
     s.close()
-  }
-}
-
-/** Polls until `fn` stops throwing (the receiver writes after a short linger). */
-async function eventually<T>(fn: () => Promise<T>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    try {
-      return await fn()
-    } catch (err) {
-      if (Date.now() > until) {
-        throw err
-      }
-      await new Promise((r) => setTimeout(r, 50))
-    }
   }
 }
 

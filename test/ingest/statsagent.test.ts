@@ -13,6 +13,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import type { AppConfig } from '../../src/config/types.js'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { describe as describeTable, sqlRows, startIngestServer } from './server.js'
+import { eventually } from '../lib/eventually.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'statsagent-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -39,21 +40,6 @@ function tcpConnect(port: number): Promise<Socket> {
     const s = connect(port, '127.0.0.1', () => resolve(s))
     s.once('error', reject)
   })
-}
-
-/** Polls until `fn` stops throwing. */
-async function eventually<T>(fn: () => Promise<T>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    try {
-      return await fn()
-    } catch (err) {
-      if (Date.now() > until) {
-        throw err
-      }
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
 }
 
 async function counter(base: string, name: string, result: string): Promise<number> {

@@ -17,6 +17,7 @@ import { startAdapter } from '../../src/lifecycle.js'
 import { openStorage } from '../../src/sql/catalog/open.js'
 import { testAdapterConfig } from '../lib/adapter-config.js'
 import { sqlRows, startIngestServer } from './server.js'
+import { eventually } from '../lib/eventually.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'telnet-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -65,20 +66,6 @@ async function acked(s: Socket): Promise<void> {
     s.once('close', () => reject(new Error('closed before the version answer')))
     s.write('version\n')
   })
-}
-
-async function eventually<T>(fn: () => Promise<T>, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms
-  for (;;) {
-    try {
-      return await fn()
-    } catch (err) {
-      if (Date.now() > until) {
-        throw err
-      }
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
 }
 
 async function counter(base: string, name: string, result: string): Promise<number> {
