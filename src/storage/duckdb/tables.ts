@@ -85,7 +85,7 @@ export class TableCache {
       } catch (err) {
         // a catalog error does not abort DuckDB's transaction, so the caller may go on
         if (err instanceof Error && err.message.startsWith('Catalog Error')) {
-          throw new Error(`writeRows: table ${schema}.${table} does not exist`)
+          throw new Error(`writeRows: table ${schema}.${table} does not exist`, { cause: err })
         }
         throw err
       }
