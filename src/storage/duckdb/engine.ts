@@ -30,12 +30,6 @@ interface DuckDBEngineOptions {
 }
 
 const DDL_RE = /^\s*(create|drop|alter)\b/i
-/**
- * Block size of new database files (a file keeps the size it was made with): DuckDB's 256 KiB
- * held one block a table in its buffer pool after a checkpoint, 64 KiB a quarter of that at the
- * same scan and append speed (bench/README.md, "Memory per super table")
- */
-const NEW_FILE_BLOCK_SIZE = '65536'
 /** memory_limit for the moment releaseMemory evicts DuckDB's unpinned blocks */
 const RELEASE_MEMORY_LIMIT = '64MB'
 
@@ -90,7 +84,7 @@ export class DuckDBEngine implements Engine {
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
     const inMemory = path === ':memory:' || path === ''
-    const instance = await DuckDBInstance.create(path, inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD, default_block_size: NEW_FILE_BLOCK_SIZE })
+    const instance = await DuckDBInstance.create(path, inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD })
     const writeConn = await instance.connect()
     return new DuckDBEngine(
       instance,
