@@ -191,7 +191,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // handler classifies statements for the query pause)
     const rest = guarded(restRoutes, [reserveWork(work, 'rest', 'tdengine')], tracing)
     // one schemaless core for the HTTP write endpoints and the receivers
-    const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB })
+    const schemaless = createSchemaless(used, { autoCreateDb: config.smlAutoCreateDB, ...config.schemaless })
     const ingestMetrics = createIngestMetrics(metrics.registry)
     const workerCount = config.lineproto.enable
       ? parseWorkerCount(config.lineproto.parseWorkers, cores, memoryLimit.bytes)

@@ -49,6 +49,7 @@ const SPEC_DEFAULTS: AppConfig = {
   httpCodeServerError: false,
   restfulRowLimit: -1,
   smlAutoCreateDB: false,
+  schemaless: { maxStablesPerDatabase: 10000, maxTablesPerDatabase: 1000000 },
   storage: { url: 'duckdb:./data/db-adapter.duckdb', memoryLimit: 0 },
   auth: { rootPassword: TAOSDATA },
   rest: { tokens: [], queryTimeout: 0 },

@@ -91,6 +91,12 @@ export const SCHEMA = [
     description: 'maximum rows returned by /rest/sql; -1 means no limit' },
   { name: 'smlAutoCreateDB', type: 'bool', default: false, env: ['DB_ADAPTER_SML_AUTO_CREATE_DB'],
     description: 'create the database automatically on schemaless write' },
+  { name: 'schemaless.maxStablesPerDatabase', type: 'int', default: 10000, env: ['DB_ADAPTER_SCHEMALESS_MAX_STABLES_PER_DATABASE'],
+    rule: { test: (v) => typeof v === 'number' && v >= 0, text: 'must be 0 (no limit) or a count' },
+    description: 'most super tables a schemaless write (line protocol, OpenTSDB, receivers) may create in one database; lines of further new measurements are rejected (400); 0: no limit' },
+  { name: 'schemaless.maxTablesPerDatabase', type: 'int', default: 1000000, env: ['DB_ADAPTER_SCHEMALESS_MAX_TABLES_PER_DATABASE'],
+    rule: { test: (v) => typeof v === 'number' && v >= 0, text: 'must be 0 (no limit) or a count' },
+    description: 'most tables (child tables, i.e. series, and normal tables) a schemaless write may bring one database to; lines of further new series are rejected (400); 0: no limit' },
 
   // Storage, listen auth and HTTP limits (additions of this implementation)
   { name: 'storage.url', type: 'string', default: 'duckdb:./data/db-adapter.duckdb', env: ['DB_ADAPTER_STORAGE_URL'],

@@ -19,6 +19,8 @@ export interface AppConfig {
   httpCodeServerError: boolean
   restfulRowLimit: number
   smlAutoCreateDB: boolean
+  /** limits of schemaless writes per database; 0: no limit */
+  schemaless: { maxStablesPerDatabase: number; maxTablesPerDatabase: number }
 
   storage: {
     url: string

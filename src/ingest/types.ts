@@ -58,6 +58,10 @@ export type LaneMiss = 'tables' | 'body'
 export interface SchemalessOptions {
   /** smlAutoCreateDB: create a missing database (precision ns) instead of failing */
   autoCreateDb: boolean
+  /** most super tables a schemaless write may bring a database to; 0 or absent: no limit */
+  maxStablesPerDatabase?: number
+  /** most tables (child and normal) a schemaless write may bring a database to; 0 or absent: no limit */
+  maxTablesPerDatabase?: number
 }
 
 export interface Schemaless {

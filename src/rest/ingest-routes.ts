@@ -22,7 +22,7 @@ export interface IngestRoutes {
 }
 
 export function createIngestRoutes(deps: IngestDeps): IngestRoutes[] {
-  const schemaless = deps.schemaless ?? createSchemaless(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB })
+  const schemaless = deps.schemaless ?? createSchemaless(deps.storage, { autoCreateDb: deps.config.smlAutoCreateDB, ...deps.config.schemaless })
   const routes: IngestRoutes[] = []
   if (deps.config.lineproto.enable) {
     routes.push({ prefix: '/lineproto/v1', app: createLineprotoRoutes({ ...deps, schemaless }), gate: 'write' })

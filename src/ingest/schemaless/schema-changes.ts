@@ -13,8 +13,25 @@ import { TS_COLUMN, type ColState, type RequestState, type StableAcc } from './r
 /** The catalog moved under pass 1: judge the lines again. */
 export class SchemaChanged extends Error {}
 
+/** Most super tables and tables (child and normal) a schemaless write may bring a database to; 0: no limit. */
+export interface TableLimits {
+  maxStables: number
+  maxTables: number
+}
+
+/** the flags the limits come from, named in the rejections */
+const MAX_STABLES_FLAG = 'schemaless.maxStablesPerDatabase'
+const MAX_TABLES_FLAG = 'schemaless.maxTablesPerDatabase'
+
 /** Applies the schema changes pass 1 collected; throws SchemaChanged when pass 1 must run again. */
-export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state: RequestState, ttl: number, user: string): Promise<void> {
+export async function applySchema(
+  catalog: Catalog,
+  autoCreateDb: boolean,
+  state: RequestState,
+  ttl: number,
+  user: string,
+  limits: TableLimits = { maxStables: 0, maxTables: 0 },
+): Promise<void> {
   const db = state.db
   if (catalog.getDatabase(db) === undefined) {
     if (state.dbInfo !== undefined) {
@@ -33,6 +50,13 @@ export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state
   }
   for (const st of state.stables.values()) {
     if (!st.dirty || st.error !== undefined || st.children.length === 0) {
+      continue
+    }
+    if (limits.maxTables > 0 && !withinTableLimit(catalog, db, st, state, limits.maxTables)) {
+      continue
+    }
+    if (limits.maxStables > 0 && catalog.getStable(db, st.name) === undefined && catalog.tableCounts(db).stables >= limits.maxStables) {
+      state.rejectStable(st, `super table "${st.name}": database "${db}" holds ${limits.maxStables} super tables, the limit --${MAX_STABLES_FLAG}`)
       continue
     }
     try {
@@ -88,6 +112,19 @@ export async function applySchema(catalog: Catalog, autoCreateDb: boolean, state
       }
     }
   }
+}
+
+/**
+ * Rejects the lines of the new children that do not fit under the table limit (the first that fit
+ * are created); false when no line of the super table is left to write.
+ */
+function withinTableLimit(catalog: Catalog, db: string, st: StableAcc, state: RequestState, maxTables: number): boolean {
+  const missing = st.children.filter((c) => c.tid === undefined && !c.dead)
+  const room = Math.max(0, maxTables - catalog.tableCounts(db).tables)
+  for (const child of missing.slice(room)) {
+    state.rejectChild(st, child, `child table "${child.name}": database "${db}" holds ${maxTables} tables, the limit --${MAX_TABLES_FLAG}`)
+  }
+  return st.children.some((c) => !c.dead)
 }
 
 async function ensureStable(catalog: Catalog, db: string, st: StableAcc): Promise<void> {

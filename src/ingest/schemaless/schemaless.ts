@@ -59,6 +59,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
   const { catalog, engine } = storage
   const childNames = new ChildNameCache()
   const schemaLock = new KeyedMutex<string>()
+  const limits = { maxStables: opts.maxStablesPerDatabase ?? 0, maxTables: opts.maxTablesPerDatabase ?? 0 }
   const columnarDeps: ColumnarDeps = {
     catalog,
     engine,
@@ -97,7 +98,7 @@ export function createSchemaless(storage: Storage, opts: SchemalessOptions): Sch
           let s = state
           for (let attempt = 1; ; attempt++) {
             try {
-              await applySchema(catalog, opts.autoCreateDb, s, o.ttl ?? 0, o.user)
+              await applySchema(catalog, opts.autoCreateDb, s, o.ttl ?? 0, o.user, limits)
               return s
             } catch (err) {
               if (!(err instanceof SchemaChanged) || attempt >= MAX_SCHEMA_ATTEMPTS) {

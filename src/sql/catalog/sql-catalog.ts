@@ -47,6 +47,11 @@ export class SqlCatalog extends TableDdl implements LoadableCatalog {
     return this.tables.get(db)?.get(name)
   }
 
+  tableCounts(db: string): { stables: number; tables: number } {
+    this.ready()
+    return { stables: this.stables.get(db)?.size ?? 0, tables: this.tables.get(db)?.size ?? 0 }
+  }
+
   // ---- users ---------------------------------------------------------------------------------
 
   listUsers(): UserInfo[] {

@@ -61,6 +61,8 @@ export interface Catalog {
   // child and normal tables
   listTables(db: string): TableInfo[]
   getTable(db: string, name: string): TableInfo | undefined
+  /** how many super tables and tables (child and normal) database `db` holds, without listing them */
+  tableCounts(db: string): { stables: number; tables: number }
   /** creates a child table; returns existing info when ifNotExists and it exists */
   createChildTable(
     db: string,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { CHECKPOINT_TABLES, CHECKPOINT_WAL_BYTES } from './checkpoint.js'
 import { DuckDBEngine } from './engine.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'db-adapter-checkpoint-'))
@@ -68,6 +69,34 @@ describe('DuckDB checkpoints', () => {
     engine = await DuckDBEngine.open(file, { checkpointWalBytes: threshold })
     try {
       expect(await engine.query('SELECT count(*) FROM td_c.t')).toEqual([[BigInt(next)]])
+    } finally {
+      await engine.close()
+    }
+  })
+
+  it('are taken once many tables got rows, so that new super tables fit under a memory_limit', async () => {
+    // one row in each of 500 table pairs: DuckDB keeps such rows in buffers it cannot evict until
+    // a checkpoint; under 48 MB they failed with "could not allocate block" before the engine
+    // checkpointed by the number of tables written (the WAL stays far below its threshold)
+    const file = join(dir, 'tables.duckdb')
+    const engine = await DuckDBEngine.open(file)
+    try {
+      await engine.exec("SET memory_limit = '48MB'")
+      await engine.exec('CREATE SCHEMA td_m')
+      const pairs = 500
+      for (let i = 0; i < pairs; i++) {
+        await engine.exec(`CREATE TABLE td_m.m${i} (_tid INTEGER NOT NULL, ts BIGINT, v DOUBLE)`)
+        await engine.exec(`CREATE TABLE "td_m"."m${i}$tags" (_tid INTEGER, tbname VARCHAR NOT NULL, h VARCHAR)`)
+        await engine.insertRows('td_m', `m${i}$tags`, ['_tid', 'tbname', 'h'], [[1, `t_${i}`, 'a']])
+        await engine.writeRows([{ db: 'm', table: `m${i}`, tid: 1, columns: ['ts', 'v'], rows: [[1700000000000n, i]] }])
+      }
+      expect(walSize(file)).toBeLessThan(CHECKPOINT_WAL_BYTES)
+      expect(engine.checkpointStats()?.done).toBeGreaterThanOrEqual(Math.floor((pairs * 2) / CHECKPOINT_TABLES) - 1)
+      const [[tables, rows]] = await engine.query(
+        `SELECT count(*), sum(estimated_size) FROM duckdb_tables() WHERE schema_name = 'td_m'`,
+      )
+      expect([tables, rows]).toEqual([BigInt(pairs * 2), BigInt(pairs * 2)])
+      expect(await engine.query('SELECT sum(v) FROM td_m.m499')).toEqual([[499]])
     } finally {
       await engine.close()
     }

@@ -9,6 +9,13 @@ import type { Mutex } from '../../mutex.js'
  * that off and checkpoints on its own, asynchronously, on the write connection between writes.
  */
 export const CHECKPOINT_WAL_BYTES = 16 * 1024 * 1024
+/**
+ * Tables written or created since the last checkpoint from which the engine checkpoints. DuckDB
+ * holds each table's rows appended since a checkpoint in buffers of its own (~60 KiB a table even
+ * for one row) that memory_limit cannot evict: 1,000 new super tables under a 128 MB limit failed
+ * with "could not allocate block" while the WAL was far below its threshold (bench/README.md).
+ */
+export const CHECKPOINT_TABLES = 256
 /** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
 export const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
 /**
@@ -23,6 +30,8 @@ export class Checkpointer {
   /** the running checkpoint (see CHECKPOINT_WAL_BYTES), if any */
   private checkpointing: Promise<void> | undefined
   private readonly checkpoints = { done: 0, failed: 0 }
+  /** tables written or created since the last checkpoint began (see CHECKPOINT_TABLES) */
+  private readonly touched = new Set<string>()
 
   constructor(
     private readonly writeLock: Mutex,
@@ -34,9 +43,22 @@ export class Checkpointer {
     private readonly isClosed: () => boolean,
   ) {}
 
+  /** Tables that got rows or were created: enough of them make a checkpoint due. */
+  noteTables(keys: Iterable<string>): void {
+    if (this.walPath === undefined) {
+      return
+    }
+    for (const k of keys) {
+      if (this.touched.size >= CHECKPOINT_TABLES) {
+        return
+      }
+      this.touched.add(k)
+    }
+  }
+
   /**
    * Starts a checkpoint on the write connection, after the writes queued before it, once the
-   * WAL has grown past the threshold. One that fails is tried again after a later write.
+   * WAL has grown past the threshold or enough tables were written (CHECKPOINT_TABLES). One that fails is tried again after a later write.
    * Writers do not wait for it.
    */
   checkpointIfDue(): void {
@@ -44,14 +66,22 @@ export class Checkpointer {
       return
     }
     const size = this.walBytes()
-    if (size < this.checkpointWalBytes) {
+    if (size < this.checkpointWalBytes && this.touched.size < CHECKPOINT_TABLES) {
       return
     }
     const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
     this.checkpointing = this.writeLock
       .run(async () => {
         if (!this.isClosed()) {
-          await this.writeConn.run(sql)
+          // writes queued behind this checkpoint count towards the next one
+          const touched = [...this.touched]
+          this.touched.clear()
+          try {
+            await this.writeConn.run(sql)
+          } catch (err) {
+            this.noteTables(touched)
+            throw err
+          }
           this.checkpoints.done++
         }
       })

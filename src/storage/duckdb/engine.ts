@@ -148,6 +148,7 @@ export class DuckDBEngine implements Engine {
   private noteDdl(sql: string): void {
     if (DDL_RE.test(sql)) {
       this.tables.schemaChanged()
+      this.checkpointer.noteTables([sql.slice(0, 160)])
     }
   }
 
@@ -257,6 +258,7 @@ export class DuckDBEngine implements Engine {
     if (groups.length === 0) {
       return 0
     }
+    this.checkpointer.noteTables(groups.map((g) => `${g.schema}.${g.table}`))
     const tx = this.txStore.getStore()
     if (tx) {
       return this.rows.writeGroups(tx.conn, groups)
@@ -282,6 +284,7 @@ export class DuckDBEngine implements Engine {
     if (live.length === 0) {
       return 0
     }
+    this.checkpointer.noteTables(live.map((b) => `${this.dialect.schemaName(b.db)}.${b.table}`))
     const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
       const targets: { b: ColumnBatch; schema: string; names: string[]; newest: Newest }[] = []
@@ -332,6 +335,7 @@ export class DuckDBEngine implements Engine {
     if (rows.length === 0) {
       return 0
     }
+    this.checkpointer.noteTables([`${schema}.${table}`])
     return this.onWriter(async (conn) => {
       const info = await this.tables.targetInfo(conn, schema, table)
       requireColumns('insertRows', info, columns, schema, table)
