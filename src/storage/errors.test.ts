@@ -7,6 +7,7 @@ describe('isStorageTrouble (503, not a client fault or our bug)', () => {
       'Out of Memory Error: failed to allocate data of size 4.0 KiB (64.2 MiB/64.0 MiB used)',
       'Failed to append: failed to allocate data of size 4.0 KiB (64.2 MiB/64.0 MiB used)',
       'Failed to append: Failed to commit: failed to pin block of size 256.0 KiB (64.1 MiB/64.0 MiB used)',
+      'Failed to append: Failed to commit: could not allocate block of size 256.0 KiB (88.9 MiB/89.0 MiB used)',
       'FATAL Error: Failed: database has been invalidated because of a previous fatal error.',
       'IO Error: Could not write file',
     ]) {
@@ -14,6 +15,7 @@ describe('isStorageTrouble (503, not a client fault or our bug)', () => {
     }
     expect(isStorageTrouble(new Error('Binder Error: Referenced column "x" not found'))).toBe(false)
     expect(isStorageTrouble(new Error('failed to allocate a name'))).toBe(false)
+    expect(isStorageTrouble(new Error('could not allocate a name'))).toBe(false)
   })
 
   it('isDatabaseInvalidated names only the state a restart cures', () => {

@@ -32,7 +32,7 @@ export function abortError(signal: AbortSignal): Error {
 }
 
 /** DuckDB's error types that mean the database cannot do the work now (not that the request is wrong). */
-const DUCKDB_TROUBLE = /^(IO|Out of Memory|Connection|Fatal|FATAL|Transaction|TransactionContext) Error:|failed to (allocate|pin) .*\(\S+ \S+\/\S+ \S+ used\)|database has been invalidated/
+const DUCKDB_TROUBLE = /^(IO|Out of Memory|Connection|Fatal|FATAL|Transaction|TransactionContext) Error:|(failed to|could not) (allocate|pin) .*\(\S+ \S+\/\S+ \S+ used\)|database has been invalidated/
 /** SQLSTATE classes of the same for PostgreSQL: connection, rollback (serialization, deadlock), resources, operator intervention, system. */
 const PG_TROUBLE = /^(08|40|53|57|58)[0-9A-Z]{3}$/
 /** query_canceled: a statement stopped on purpose (timeout, client gone), not an outage */
