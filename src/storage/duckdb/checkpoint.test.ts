@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { CHECKPOINT_TABLES, CHECKPOINT_WAL_BYTES } from './checkpoint.js'
+import { CHECKPOINT_NEW_TABLES, CHECKPOINT_WAL_BYTES } from './checkpoint.js'
 import { DuckDBEngine } from './engine.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'db-adapter-checkpoint-'))
@@ -74,10 +74,10 @@ describe('DuckDB checkpoints', () => {
     }
   })
 
-  it('are taken once many tables got rows, so that new super tables fit under a memory_limit', async () => {
+  it('are taken once many tables were created, so that new super tables fit under a memory_limit', async () => {
     // one row in each of 500 table pairs: DuckDB keeps such rows in buffers it cannot evict until
     // a checkpoint; under 48 MB they failed with "could not allocate block" before the engine
-    // checkpointed by the number of tables written (the WAL stays far below its threshold)
+    // checkpointed by the number of tables created (the WAL stays far below its threshold)
     const file = join(dir, 'tables.duckdb')
     const engine = await DuckDBEngine.open(file)
     try {
@@ -91,7 +91,7 @@ describe('DuckDB checkpoints', () => {
         await engine.writeRows([{ db: 'm', table: `m${i}`, tid: 1, columns: ['ts', 'v'], rows: [[1700000000000n, i]] }])
       }
       expect(walSize(file)).toBeLessThan(CHECKPOINT_WAL_BYTES)
-      expect(engine.checkpointStats()?.done).toBeGreaterThanOrEqual(Math.floor((pairs * 2) / CHECKPOINT_TABLES) - 1)
+      expect(engine.checkpointStats()?.done).toBeGreaterThanOrEqual(Math.floor((pairs * 2) / CHECKPOINT_NEW_TABLES) - 1)
       const [[tables, rows]] = await engine.query(
         `SELECT count(*), sum(estimated_size) FROM duckdb_tables() WHERE schema_name = 'td_m'`,
       )

@@ -148,7 +148,7 @@ export class DuckDBEngine implements Engine {
   private noteDdl(sql: string): void {
     if (DDL_RE.test(sql)) {
       this.tables.schemaChanged()
-      this.checkpointer.noteTables([sql.slice(0, 160)])
+      this.checkpointer.noteCreated()
     }
   }
 
