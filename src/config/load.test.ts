@@ -122,6 +122,7 @@ const SPEC_DEFAULTS: AppConfig = {
     protocol: 'udp',
     tcpKeepAlive: false,
     ttl: 0,
+    udpReceiveBuffer: 4 * 1024 * 1024,
     user: 'root',
     worker: 10,
   },

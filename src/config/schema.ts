@@ -279,6 +279,8 @@ export const SCHEMA = [
     description: 'enable TCP keep-alive' },
   { name: 'statsagent.ttl', type: 'int', default: 0, env: ['DB_ADAPTER_STATSAGENT_TTL'],
     description: 'table time-to-live in days; 0 means none' },
+  { name: 'statsagent.udpReceiveBuffer', type: 'size', default: '4MB', env: ['DB_ADAPTER_STATSAGENT_UDP_RECEIVE_BUFFER'],
+    description: 'kernel receive buffer of the UDP socket (SO_RCVBUF; Linux caps it at net.core.rmem_max); 0 keeps the system default' },
   { name: 'statsagent.user', type: 'string', default: 'root', env: ['DB_ADAPTER_STATSAGENT_USER'],
     description: 'database user' },
   { name: 'statsagent.worker', type: 'int', default: 10, env: ['DB_ADAPTER_STATSAGENT_WORKER'], rule: POSITIVE,

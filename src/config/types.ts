@@ -126,6 +126,8 @@ export interface AppConfig {
     protocol: 'tcp' | 'udp'
     tcpKeepAlive: boolean
     ttl: number
+    /** bytes; 0: the system default */
+    udpReceiveBuffer: number
     user: string
     worker: number
   }

@@ -40,8 +40,7 @@ export async function startCollagentReceiver(deps: ReceiverDeps): Promise<Runnin
   const receiver = 'collagent'
   const writer = receiverWriter(receiver, c, deps, 2 * c.worker)
   const log = new ThrottledLog(logger)
-  const socket = await bindUdp(config.host, c.port, receiver)
-  const buffer = setReceiveBuffer(socket, c.udpReceiveBuffer)
+  const { socket, buffer } = await bindUdpReceiver(config.host, c.port, receiver, c.udpReceiveBuffer, logger)
   socket.on('message', (msg, from) => {
     if (deps.allPaused()) {
       metrics.packets.inc({ receiver, result: 'dropped' })
@@ -62,12 +61,6 @@ export async function startCollagentReceiver(deps: ReceiverDeps): Promise<Runnin
   socket.on('error', (err) => log.error('socket', { receiver, err }, `${receiver}: UDP socket error`))
   const port = socket.address().port
   logger.info({ receiver, port, db: c.db, receiveBuffer: buffer.effective }, `collectd receiver listening on UDP ${port}`)
-  if (buffer.effective !== undefined && buffer.effective < c.udpReceiveBuffer) {
-    logger.warn(
-      { receiver, asked: c.udpReceiveBuffer, effective: buffer.effective },
-      `${receiver}.udpReceiveBuffer: the kernel granted ${buffer.effective} of ${c.udpReceiveBuffer} bytes; raise net.core.rmem_max to allow more`,
-    )
-  }
   const unwatch = deps.kernelDrops?.watch(receiver, port)
   return {
     port,
@@ -94,6 +87,22 @@ export function setReceiveBuffer(socket: Socket, bytes: number): { effective?: n
   } catch {
     return {}
   }
+}
+
+/**
+ * bindUdp, then `<receiver>.udpReceiveBuffer` applied; a kernel that grants less (net.core.rmem_max)
+ * is logged as a warning naming the flag.
+ */
+export async function bindUdpReceiver(host: string, port: number, receiver: string, bufferBytes: number, logger: Logger): Promise<{ socket: Socket; buffer: { effective?: number } }> {
+  const socket = await bindUdp(host, port, receiver)
+  const buffer = setReceiveBuffer(socket, bufferBytes)
+  if (buffer.effective !== undefined && buffer.effective < bufferBytes) {
+    logger.warn(
+      { receiver, asked: bufferBytes, effective: buffer.effective },
+      `${receiver}.udpReceiveBuffer: the kernel granted ${buffer.effective} of ${bufferBytes} bytes; raise net.core.rmem_max to allow more`,
+    )
+  }
+  return { socket, buffer }
 }
 
 /**

@@ -16,7 +16,7 @@ import type { Socket } from 'node:dgram'
 import type { IngestParseError } from '../ingest/errors.js'
 import { StatsdAggregator } from '../ingest/statsd/aggregate.js'
 import { parseStatsdText, type StatsdSample } from '../ingest/statsd/parse.js'
-import { bindUdp, type ReceiverDeps, type RunningReceiver } from './collagent.js'
+import { bindUdpReceiver, type ReceiverDeps, type RunningReceiver } from './collagent.js'
 import { receiverWriter, ThrottledLog } from './point-writer.js'
 import { startTcpLineListener, type TcpLineListener } from './tcp-listener.js'
 
@@ -161,7 +161,7 @@ export async function startStatsagentReceiver(deps: ReceiverDeps): Promise<Runni
       tcp = await startTcp()
       port = tcp.port
     } else {
-      socket = await bindUdp(config.host, c.port, RECEIVER)
+      socket = (await bindUdpReceiver(config.host, c.port, RECEIVER, c.udpReceiveBuffer, logger)).socket
       port = startUdp(socket)
     }
   } catch (err) {

@@ -4,12 +4,12 @@
  * count (`db_adapter_receiver_kernel_drops_total`), equal to /proc/net/udp's for that socket, and
  * every datagram sent is either accepted or counted as dropped by the kernel.
  */
-import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { kernelDrops, parseUdpTable } from '../../src/receivers/udp-drops.js'
 import { startIngestServer } from './server.js'
+import { floodWhileBlocked } from '../lib/udp-flood.js'
 
 const FIXTURE = new URL('./fixtures/collectd5.12_network.bin', import.meta.url)
 const SENT = 3000
@@ -26,28 +26,6 @@ async function metric(base: string, name: string, labels: string): Promise<numbe
   return m === null ? undefined : Number(m[1])
 }
 
-/**
- * Sends the captured packet `count` times from a child process. spawnSync blocks this process,
- * the adapter's event loop included, until the child is done: nothing is read from the socket
- * meanwhile, so all but what the buffer holds is dropped by the kernel.
- */
-function floodWhileBlocked(port: number, count: number): number {
-  const script = `
-    const dgram = require('node:dgram')
-    const packet = require('node:fs').readFileSync(process.argv[1])
-    const s = dgram.createSocket('udp4')
-    let sent = 0
-    const next = () => {
-      if (sent === ${count}) { s.close(); process.stdout.write(String(sent)); return }
-      s.send(packet, ${port}, '127.0.0.1', (err) => { if (!err) sent++; else process.stderr.write(String(err)); next() })
-    }
-    next()
-  `
-  const r = spawnSync(process.execPath, ['-e', script, FIXTURE.pathname], { encoding: 'utf8', timeout: 60_000 })
-  expect(r.stderr).toBe('')
-  return Number(r.stdout)
-}
-
 describe('collectd receiver: kernel drops', () => {
   it.runIf(process.platform === 'linux')('exports the socket drops of /proc/net/udp on /metrics after a flood', async () => {
     adapter = await startIngestServer((c) => {
@@ -59,7 +37,7 @@ describe('collectd receiver: kernel drops', () => {
     const port = adapter.receivers[0].port
     expect(await metric(base, 'db_adapter_receiver_kernel_drops_total', 'receiver="collagent"')).toBe(0)
 
-    const sent = floodWhileBlocked(port, SENT)
+    const sent = floodWhileBlocked(port, SENT, readFileSync(FIXTURE))
     expect(sent).toBe(SENT)
     // the event loop runs again: the buffered datagrams are read, the rest is gone
     const proc = await kernelDrops(port)
