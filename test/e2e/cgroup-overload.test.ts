@@ -209,7 +209,7 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
   }
   const kills = oomKills(c)
   const figures = {
-    limitMiB, seconds: SECONDS, requests: t.requests, completed: t.completed, refused503: t.refused,
+    limitMiB, seconds: SECONDS, requests: t.requests, completed: t.completed, refused503: t.refused, abortedByCancel: t.aborted,
     bad: t.bad.length, oomKills: kills, peakInUsePercent: Math.round(peakPercent),
     kernelPeakMiB: Math.round((peakBytes(c) ?? 0) / MiB), atRestPercent: Math.round(inUse(c).percent),
     writesBackAfterMs: writesAfter, gateNormalAfterMs: normalAfter,
