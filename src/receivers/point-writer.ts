@@ -7,29 +7,17 @@
  * unusable credentials), and errors are logged at most once per interval per kind.
  */
 import type { Point } from '../ingest/point.js'
-import type { Schemaless } from '../ingest/types.js'
 import type { Logger } from '../logger.js'
-import type { Storage } from '../sql/catalog/types.js'
-import { ReceiverSink } from './receiver-sink.js'
-import { ThrottledLog, type ReceiverMetrics } from './receiver-log.js'
+import { ReceiverSink, type ReceiverSinkOptions } from './receiver-sink.js'
+import { ThrottledLog } from './receiver-log.js'
 
 // where the other receivers and lifecycle have always found them
 export { createReceiverMetrics, ThrottledLog, type ReceiverMetrics } from './receiver-log.js'
 
-export interface PointWriterOptions {
-  /** metrics label and log prefix, the flag prefix (`collagent`) */
-  receiver: string
-  db: string
-  user: string
-  password: string
-  /** days to live of the child tables created; 0 = none */
-  ttl: number
-  storage: Storage
-  schemaless: Schemaless
+export interface PointWriterOptions extends Omit<ReceiverSinkOptions, 'log' | 'precision'> {
   /** points are dropped while everything is paused (the memory gate) */
   allPaused: () => boolean
   logger: Logger
-  metrics: ReceiverMetrics
   /** batches that may wait for the writer before new points are dropped */
   maxPendingBatches: number
   /** points per write (default 5000) */
@@ -41,12 +29,7 @@ export interface PointWriterOptions {
 }
 
 /** The flags every receiver's section has for its writes (`collagent.db`, `statsagent.user`...). */
-export interface ReceiverSection {
-  db: string
-  user: string
-  password: string
-  ttl: number
-}
+export type ReceiverSection = Pick<ReceiverSinkOptions, 'db' | 'user' | 'password' | 'ttl'>
 
 /** A receiver's writer from its flag section and the adapter's shared parts. */
 export function receiverWriter(

@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../../src/node-flags.js'
 import { freePort } from '../lib/free-port.js'
+import { adapterProcessEnv } from '../lib/adapter-process.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const AUTH = `Basic ${Buffer.from('root:taosdata').toString('base64')}`
@@ -27,14 +28,8 @@ interface Proc {
 }
 
 function startProcess(args: string[]): Proc {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
-      env[k] = v
-    }
-  }
-  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
-  env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
+  // a clean environment, receivers off (several adapters run at once)
+  const env = adapterProcessEnv()
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] })
   let err = ''
   child.stderr?.on('data', (d: Buffer) => {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NODE_FLAGS } from '../../src/node-flags.js'
 import { needDebianPackages, program } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
+import { adapterProcessEnv } from '../lib/adapter-process.js'
 
 const ROOT = join(import.meta.dirname, '..', '..')
 const curlNeed = needDebianPackages('gzip read back by curl', [{ pkg: 'curl', present: program('curl') }])
@@ -24,16 +25,8 @@ interface Proc {
 }
 
 function startProcess(args: string[]): Proc {
-  // a clean environment: no DB_ADAPTER_* leaking in from the developer's shell
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('DB_ADAPTER_') && !k.startsWith('DB_MONITOR_')) {
-      env[k] = v
-    }
-  }
-  // several adapters run at once: none may claim the collectd receiver's fixed UDP port
-  env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
-  env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
+  // a clean environment, receivers off (several adapters run at once)
+  const env = adapterProcessEnv()
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', 'tsx', 'src/main.ts', ...args], {
     cwd: ROOT,
     env,
