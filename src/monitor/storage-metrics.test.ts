@@ -1,6 +1,7 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { createStoragePoolMetrics, createStorageWalMetrics } from './storage-metrics.js'
+import { DuckDBEngine } from '../storage/duckdb/engine.js'
+import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageWalMetrics } from './storage-metrics.js'
 import type { PoolStats } from './storage-metrics.js'
 
 describe('createStoragePoolMetrics', () => {
@@ -49,5 +50,26 @@ describe('createStorageWalMetrics', () => {
     expect(createStorageWalMetrics(registry, { checkpointStats: () => undefined })).toBe(false)
     expect(createStorageWalMetrics(registry, { poolStats: () => ({ total: 1, idle: 1, waiting: 0 }) })).toBe(false)
     expect(await registry.metrics()).not.toContain('db_adapter_storage_wal')
+  })
+})
+
+describe('createStorageMemoryMetrics', () => {
+  it("reads a real DuckDB's buffer pool and memory_limit at scrape time; nothing for PostgreSQL-like engines", async () => {
+    const engine = await DuckDBEngine.open(':memory:', { memoryLimitBytes: 40 * 2 ** 20 })
+    try {
+      const registry = new Registry()
+      expect(createStorageMemoryMetrics(registry, engine)).toBe(true)
+      const before = await registry.metrics()
+      expect(before).toContain(`db_adapter_storage_memory_bytes{kind="limit"} ${40 * 2 ** 20}`)
+      await engine.exec('CREATE TABLE t AS SELECT i, i * 2.5 AS v FROM range(2000000) r(i)')
+      const used = Number(/db_adapter_storage_memory_bytes\{kind="used"\} (\d+)/.exec(await registry.metrics())?.[1])
+      // two million BIGINT + DOUBLE rows held in the in-memory database's pool
+      expect(used).toBeGreaterThan(16 * 2 ** 20)
+    } finally {
+      await engine.close()
+    }
+    const other = new Registry()
+    expect(createStorageMemoryMetrics(other, { dialect: { name: 'postgres' } })).toBe(false)
+    expect(await other.metrics()).not.toContain('db_adapter_storage_memory')
   })
 })

@@ -106,3 +106,36 @@ export function createStorageWalMetrics(registry: Registry, engine: unknown): bo
   })
   return true
 }
+
+interface MemoryStatsSource {
+  /** bytes the engine's buffer pool holds now and its limit; undefined when it cannot tell */
+  memoryStats(): Promise<{ usedBytes: number; limitBytes: number } | undefined>
+}
+
+/**
+ * `db_adapter_storage_memory_bytes{kind="used"|"limit"}`: DuckDB's buffer pool against its
+ * memory_limit (derived from the memory budget), read at scrape time. The embedded database's
+ * share of the process's memory, which the gate's percentage alone does not show. False (nothing
+ * registered) for an engine without one (PostgreSQL: the server's memory is not the adapter's).
+ */
+export function createStorageMemoryMetrics(registry: Registry, engine: unknown): boolean {
+  const source = engine as Partial<MemoryStatsSource> | null
+  if (typeof source?.memoryStats !== 'function') {
+    return false
+  }
+  const read = (source as MemoryStatsSource).memoryStats.bind(source)
+  new Gauge({
+    name: 'db_adapter_storage_memory_bytes',
+    help: 'Embedded database buffer pool: bytes used, and its memory_limit',
+    labelNames: ['kind'],
+    registers: [registry],
+    async collect() {
+      const s = await read()
+      if (s !== undefined) {
+        this.set({ kind: 'used' }, s.usedBytes)
+        this.set({ kind: 'limit' }, s.limitBytes)
+      }
+    },
+  })
+  return true
+}

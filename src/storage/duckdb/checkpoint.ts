@@ -37,6 +37,8 @@ export class Checkpointer {
   private readonly touched = new Set<string>()
   /** tables created (DDL statements) since the last checkpoint began */
   private created = 0
+  /** a write failed for want of pool memory: checkpoint now, whatever the bars say */
+  private urgent = false
 
   constructor(
     private readonly writeLock: Mutex,
@@ -67,6 +69,16 @@ export class Checkpointer {
   }
 
   /**
+   * A write failed because DuckDB's pool was full. Rows appended since the last checkpoint cannot
+   * be evicted until one runs, so without it every later commit fails the same way.
+   */
+  memoryFull(): void {
+    if (this.walPath !== undefined) {
+      this.urgent = true
+    }
+  }
+
+  /**
    * Starts a checkpoint on the write connection, after the writes queued before it, once the
    * WAL has grown past the threshold or enough tables were created or written (CHECKPOINT_TABLES). One that fails is tried again after a later write.
    * Writers do not wait for it.
@@ -76,10 +88,11 @@ export class Checkpointer {
       return
     }
     const size = this.walBytes()
-    if (size < this.checkpointWalBytes && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
+    if (!this.urgent && size < this.checkpointWalBytes && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
       return
     }
     const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
+    this.urgent = false
     this.checkpointing = this.writeLock
       .run(async () => {
         if (!this.isClosed()) {
@@ -93,6 +106,8 @@ export class Checkpointer {
           } catch (err) {
             this.noteTables(touched)
             this.created += created
+            // a full pool stays full until a checkpoint gets through: keep trying on each write
+            this.urgent ||= /(failed to|could not) (allocate|pin)/.test(String(err))
             throw err
           }
           this.checkpoints.done++

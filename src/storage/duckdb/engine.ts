@@ -31,6 +31,17 @@ interface DuckDBEngineOptions {
   checkpointWalBytes?: number
 }
 
+/** DuckDB's memory_limit text ("89.0 MiB", "1.2 GiB") in bytes */
+function parseSize(text: string): number {
+  const m = /^([\d.]+)\s*([KMGT]?i?B)/.exec(text)
+  if (m === null) {
+    return 0
+  }
+  const unit = m[2].replace('i', '')
+  const power = { B: 0, KB: 1, MB: 2, GB: 3, TB: 4 }[unit] ?? 0
+  return Math.round(Number(m[1]) * (m[2].includes('i') ? 1024 : 1000) ** power)
+}
+
 const DDL_RE = /^\s*(create|drop|alter)\b/i
 /** memory_limit for the moment releaseMemory evicts DuckDB's unpinned blocks */
 const RELEASE_MEMORY_LIMIT = '64MB'
@@ -132,6 +143,21 @@ export class DuckDBEngine implements Engine {
     })
   }
 
+  /** DuckDB's buffer pool use and limit (/metrics); undefined when the engine is closed or the pool is too full to ask */
+  async memoryStats(): Promise<{ usedBytes: number; limitBytes: number } | undefined> {
+    if (this.closed) {
+      return undefined
+    }
+    try {
+      const [[used, limit]] = await this.query(
+        "SELECT (SELECT sum(memory_usage_bytes) FROM duckdb_memory())::DOUBLE, (SELECT value FROM duckdb_settings() WHERE name = 'memory_limit')",
+      )
+      return { usedBytes: Number(used), limitBytes: parseSize(String(limit)) }
+    } catch {
+      return undefined
+    }
+  }
+
   /** 64MB, or an eighth of a smaller configured limit (a limit of 64MB would evict nothing) */
   private releaseLimit(): string {
     const mib = this.memoryLimit === undefined ? Infinity : Number.parseInt(this.memoryLimit, 10)
@@ -150,6 +176,15 @@ export class DuckDBEngine implements Engine {
       this.tables.schemaChanged()
       this.checkpointer.noteCreated()
     }
+  }
+
+  /** A write that failed for want of pool memory makes a checkpoint due at once (see Checkpointer.memoryFull). */
+  private writeFailed(err: unknown): never {
+    if (/(failed to|could not) (allocate|pin) /.test(String(err))) {
+      this.checkpointer.memoryFull()
+      this.checkpointer.checkpointIfDue()
+    }
+    throw err
   }
 
   /** Runs fn on the write connection: inside the current transaction, or under the write lock. */
@@ -270,7 +305,7 @@ export class DuckDBEngine implements Engine {
         return this.rows.writePrepared(conn, first)
       }
       return this.committed((c) => this.rows.writeGroups(c, groups, first))
-    })
+    }).catch((err: unknown) => this.writeFailed(err))
     this.checkpointer.checkpointIfDue()
     return n
   }
@@ -320,7 +355,7 @@ export class DuckDBEngine implements Engine {
         }
       }
       return written
-    })
+    }).catch((err: unknown) => this.writeFailed(err))
     if (n !== undefined) {
       this.checkpointer.checkpointIfDue()
     }
