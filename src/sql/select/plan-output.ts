@@ -82,7 +82,7 @@ export function selectList(shape: QueryShape, grouping: Grouping, w: SqlWriter):
     return idx
   }
   let wIndex = -1
-  if (window !== undefined) {
+  if (window !== undefined || ctx.window !== undefined) {
     wIndex = hiddenCol(ctx.window?.w as string, '__w')
   }
   const keyIndexes: number[] = []
@@ -133,7 +133,7 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
   }
   const asc = 'ASC NULLS LAST'
   const terms = keySqls.map((k) => ({ sql: k, dir: asc }))
-  if (shape.window !== undefined) {
+  if (ctx.window !== undefined) {
     terms.push({ sql: ctx.window?.w ?? `b.${w.q('__w')}`, dir: asc })
   } else if (!aggregated && src.ts !== undefined) {
     if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
