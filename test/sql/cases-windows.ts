@@ -7,11 +7,11 @@ import { err, exec, oneOf, rowsOf } from './harness.js'
  * row as the docs describe, independent of how the adapter writes SQL.
  */
 
-const T0 = Date.parse('2024-01-01T00:00:00Z')
-const iso = (sec: number): string => new Date(T0 + sec * 1000).toISOString()
+export const T0 = Date.parse('2024-01-01T00:00:00Z')
+export const iso = (sec: number): string => new Date(T0 + sec * 1000).toISOString()
 const TBNAME = oneOf(192, 270) as number
 
-interface Row {
+export interface Row {
   tb: string
   g: number
   t: number
@@ -21,7 +21,7 @@ interface Row {
   f: number
 }
 
-const DATA: Row[] = [
+export const DATA: Row[] = [
   { tb: 'a', g: 1, t: 0, v: 1, s: 'x', b: true, f: 1 },
   { tb: 'a', g: 1, t: 1, v: 1, s: 'x', b: true, f: 2 },
   { tb: 'a', g: 1, t: 2, v: 2, s: 'y', b: false, f: 3 },
@@ -65,7 +65,7 @@ function setup(): Case[] {
 
 type Win = Row[]
 
-function timeline(filter: (r: Row) => boolean): Row[] {
+export function timeline(filter: (r: Row) => boolean): Row[] {
   return DATA.filter(filter).sort((x, y) => x.t - y.t)
 }
 

@@ -15,6 +15,7 @@ import {
 import type { Case, Server } from './harness.js'
 import { privilegeCases } from './privilege-cases.js'
 import { windowsCases } from './cases-windows.js'
+import { interpCases } from './cases-interp.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -42,7 +43,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SHOW', showCases()],
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
-        ['windows and INTERP', windowsCases()],
+        ['windows and INTERP', [...windowsCases(), ...interpCases()]],
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],
