@@ -16,6 +16,7 @@ import type { Case, Server } from './harness.js'
 import { privilegeCases } from './privilege-cases.js'
 import { windowsCases } from './cases-windows.js'
 import { interpCases } from './cases-interp.js'
+import { calendarCases } from './cases-calendar.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -43,7 +44,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SHOW', showCases()],
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
-        ['windows and INTERP', [...windowsCases(), ...interpCases()]],
+        ['windows and INTERP', [...windowsCases(), ...interpCases(), ...calendarCases()]],
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],

@@ -35,6 +35,10 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   const wStart = scan.windowNumber === undefined ? `b.${w.q('__w')}` : scan.windowNumber.startSql(`b.${w.q('__w')}`)
   if (window !== undefined) {
     ctx.window = { spec: window, w: wStart }
+    if (window.months !== undefined && scan.windowNumber !== undefined) {
+      // months differ in length: the end is the next window's start
+      ctx.window.end = scan.windowNumber.startSql(`(b.${w.q('__w')} + 1)`)
+    }
   } else if (stmt.rowWindow !== undefined) {
     const b = rowWindowBounds(shape, scan)
     ctx.window = { spec: { interval: 0n, offset: 0n, sliding: 0n }, w: b.start, end: b.end }

@@ -112,8 +112,8 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
     const only = stmt.orderBy[0]
     const idx = outputIndex(only.expr, items, names)
     const target = idx === undefined ? only.expr : items[idx].expr
-    if (stmt.orderBy.length > 1 || only.desc || pseudoRole(target) !== 'wstart') {
-      throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "order by" (with FILL only ORDER BY _wstart ASC is supported)')
+    if (stmt.orderBy.length > 1 || pseudoRole(target) !== 'wstart') {
+      throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "order by" (with FILL only ORDER BY _wstart is supported)')
     }
   }
   if (stmt.orderBy.length > 0 && !(stmt.window?.fill !== undefined && stmt.window.fill.mode !== 'none')) {
