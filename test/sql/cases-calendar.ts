@@ -135,6 +135,28 @@ export function calendarCases(): Case[] {
       ),
     },
     {
+      name: 'INTERVAL(1n) FILL(LINEAR) ORDER BY _wstart DESC (interpolated by time across months of different lengths)',
+      sql: `select _wstart, sum(v) from wnd.mon ${fillRange} interval(1n) fill(linear) order by _wstart desc`,
+      expect: rowsOf(
+        sumMeta,
+        months
+          .map(([s, w], i) => {
+            if (w !== undefined) {
+              return [iso(s), w.sum]
+            }
+            const before = months.slice(0, i).reverse().find(([, x]) => x !== undefined)
+            const after = months.slice(i).find(([, x]) => x !== undefined)
+            if (before === undefined || after === undefined) {
+              return [iso(s), null]
+            }
+            const [sa, wa] = before as [number, Win]
+            const [sb, wb] = after as [number, Win]
+            return [iso(s), Math.trunc(wa.sum + ((wb.sum - wa.sum) * (s - sa)) / (sb - sa))]
+          })
+          .reverse(),
+      ),
+    },
+    {
       name: 'INTERVAL(1n) SLIDING is 9776',
       sql: `${COLS} interval(1n) sliding(1n)`,
       expect: err(9776, 'Does not support sliding when interval is natural month/year'),
