@@ -82,6 +82,12 @@ export function rowWindowScan(shape: QueryShape, scan: Scan, w: SqlWriter): stri
       }
       // booleans as 0/1: PostgreSQL has no max(boolean)
       const sv = s.type.type === 'BOOL' ? `CASE WHEN ${s.sql} THEN 1 WHEN NOT ${s.sql} THEN 0 END` : s.sql
+      if (neverNull(e)) {
+        // a CASE of constants is never NULL: a window starts wherever the state changes
+        const f1 = level(scan.sql, [`${sv} AS ${q('__s')}`])
+        const f2 = level(f1, [`CASE WHEN lag(${col('__s')}) ${asc} = ${col('__s')} THEN 0 ELSE 1 END AS ${q('__f')}`])
+        return level(f2, [`sum(${col('__f')}) ${running} AS ${q('__w')}`])
+      }
       const desc = `OVER (${by()}ORDER BY ${ts} DESC${tie('DESC')} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)`
       // a NULL state belongs to the window around it when the states on both sides are equal, and
       // leading (trailing) NULLs to the first (last) window: the previous and next non-NULL states
@@ -138,6 +144,17 @@ export function rowWindowScan(shape: QueryShape, scan: Scan, w: SqlWriter): stri
       return level(l1, [`${k} AS ${q('__w')}`], ` CROSS JOIN (VALUES ${js}) AS cw(j) WHERE ${k} >= 0 AND ${col('__rn')} < ${k} * ${m} + ${n}`)
     }
   }
+}
+
+/** a constant that is not NULL, or a CASE with an ELSE whose every branch is one */
+function neverNull(e: Expr): boolean {
+  if (e.kind === 'num' || e.kind === 'str' || e.kind === 'bool') {
+    return true
+  }
+  if (e.kind === 'case') {
+    return e.else !== undefined && neverNull(e.else) && e.whens.every((w) => neverNull(w.then))
+  }
+  return false
 }
 
 /** `_wstart` and `_wend` of a row window: its first and last row's timestamp. */
