@@ -298,11 +298,16 @@ function windowCases(): Case[] {
     {
       name: 'a row window with GROUP BY is 9764',
       sql: 'select count(*) from wnd.m partition by tbname session(ts, 1s) group by g',
-      check: (json) => {
-        if (json.code === 0) {
-          throw new Error('expected an error')
-        }
-      },
+      expect: err(9764, "GROUP BY and WINDOW-clause can't be used together"),
+    },
+    {
+      name: 'a SESSION query as a subquery, filtered outside',
+      sql: 'select ws, c from (select _wstart as ws, count(*) as c from wnd.m partition by tbname session(ts, 5s)) where c > 1',
+      unordered: true,
+      expect: rowsOf(
+        [['ws', 'TIMESTAMP', 8], ['c', 'BIGINT', 8]],
+        ['a', 'c', 'd'].flatMap((tb) => sessions(timeline((r) => r.tb === tb), 5).filter((w) => w.length > 1).map((w) => [iso(w[0].t), w.length])),
+      ),
     },
     {
       name: '_wstart outside a window query is still 9816',
