@@ -5,9 +5,9 @@
  */
 import { DuckDBInstance } from '@duckdb/node-api'
 import { join } from 'node:path'
-import { AGG_WHERE_FROM, INSERT_ROWS_PER_STATEMENT, INSERT_TABLES, T0 } from './workload.js'
+import { AGG_WHERE_FROM, INSERT_ROWS_PER_STATEMENT, INSERT_TABLES, STATE_CONDITION, T0 } from './workload.js'
 
-export type RawRequest = { op: 'ingest'; k: number } | { op: 'aggregate' } | { op: 'close' }
+export type RawRequest = { op: 'ingest'; k: number } | { op: 'aggregate' } | { op: 'state' } | { op: 'close' }
 
 /** The same rows appended directly to DuckDB, one appender per statement, in the adapter's layout for bench.w. */
 export async function openRawIngest(dir: string): Promise<{ statement(k: number): Promise<number>; close(): void }> {
@@ -44,9 +44,20 @@ export async function openRawIngest(dir: string): Promise<{ statement(k: number)
  * The aggregate run directly in DuckDB, on a copy of the adapter's file (the adapter holds the
  * original open): the same tables, the same data, the same layout.
  */
-export async function openRawAggregate(file: string, schema: string): Promise<{ run(): Promise<{ ms: number; rows: number }>; close(): void }> {
+export async function openRawAggregate(
+  file: string,
+  schema: string,
+): Promise<{ run(): Promise<{ ms: number; rows: number }>; state(): Promise<{ ms: number; rows: number }>; close(): void }> {
   const db = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' })
   const con = await db.connect()
+  // STATE_QUERY written by hand: a window starts where the state differs from the previous row's
+  // (the data has no NULLs, so none of the adapter's NULL handling is needed here)
+  const state = `SELECT tbname, min(ts), max(ts), count(*), avg(c) FROM (
+    SELECT tbname, ts, c, sum(chg) OVER (PARTITION BY tbname ORDER BY ts ROWS UNBOUNDED PRECEDING) AS w FROM (
+      SELECT t.tbname, d.ts, d.c,
+        CASE WHEN (d.${STATE_CONDITION}) IS DISTINCT FROM lag(d.${STATE_CONDITION}) OVER (PARTITION BY d._tid ORDER BY d.ts) THEN 1 ELSE 0 END AS chg
+      FROM "${schema}"."st" d JOIN "${schema}"."st$tags" t ON d._tid = t._tid WHERE d.ts >= ${AGG_WHERE_FROM}))
+    GROUP BY tbname, w ORDER BY tbname, min(ts)`
   const q = `SELECT t.tbname, d.ts - (d.ts % 60000) AS w, avg(d.c)
     FROM "${schema}"."st" d JOIN "${schema}"."st$tags" t ON d._tid = t._tid
     WHERE d.ts >= ${AGG_WHERE_FROM} GROUP BY t.tbname, w ORDER BY t.tbname, w`
@@ -54,6 +65,11 @@ export async function openRawAggregate(file: string, schema: string): Promise<{ 
     async run() {
       const started = performance.now()
       const reader = await con.runAndReadAll(q)
+      return { ms: performance.now() - started, rows: reader.currentRowCount }
+    },
+    async state() {
+      const started = performance.now()
+      const reader = await con.runAndReadAll(state)
       return { ms: performance.now() - started, rows: reader.currentRowCount }
     },
     close() {
@@ -75,6 +91,8 @@ if (process.send !== undefined) {
       void ingest.statement(m.k).then(reply)
     } else if (m.op === 'aggregate') {
       void aggregate.run().then(reply)
+    } else if (m.op === 'state') {
+      void aggregate.state().then(reply)
     } else {
       ingest.close()
       aggregate.close()

@@ -17,6 +17,7 @@ import { fmt, median, sql, startAdapterProcess, timedQuery } from './lib.js'
 import {
   AGG_CHILDREN,
   AGG_QUERY,
+  STATE_QUERY,
   INSERT_ROWS_PER_STATEMENT,
   INSERT_TABLES,
   insertStatement,
@@ -27,6 +28,7 @@ import {
 const INSERT_STATEMENTS = Number(process.env.BENCH_INSERT_STATEMENTS ?? 40)
 const AGG_ROWS_PER_CHILD = Number(process.env.BENCH_AGG_ROWS_PER_CHILD ?? 100_000)
 const AGG_RUNS = 7
+const STATE_RUNS = 5
 
 export interface SqlBenchResult {
   restIngestRowsPerSec: number
@@ -36,6 +38,10 @@ export interface SqlBenchResult {
   /** first byte of the aggregate's body: the backend query is done, encoding starts */
   restAggFirstByteMs: number
   rawAggMs: number
+  /** STATE_WINDOW over a CASE expression, PARTITION BY tbname */
+  stateRows: number
+  restStateMs: number
+  rawStateMs: number
   streamRows: number
   streamMs: number
   /** the 1M-row response's size */
@@ -56,6 +62,7 @@ export interface SqlBenchResult {
 interface RawDuckDB {
   ingest(k: number): Promise<number>
   aggregate(): Promise<{ ms: number; rows: number }>
+  state(): Promise<{ ms: number; rows: number }>
   close(): Promise<void>
 }
 
@@ -78,6 +85,7 @@ function startRawDuckDB(ingestDir: string, aggFile: string, schema: string): Pro
   return answer<'ready'>().then(() => ({
     ingest: (k) => call<number>({ op: 'ingest', k }),
     aggregate: () => call<{ ms: number; rows: number }>({ op: 'aggregate' }),
+    state: () => call<{ ms: number; rows: number }>({ op: 'state' }),
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.send({ op: 'close' } satisfies RawRequest)
@@ -158,6 +166,23 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
       const restAggMs = median(times)
       const restAggFirstByteMs = median(firstBytes)
 
+      // the STATE_WINDOW query, alternating with the hand-written window-function query
+      const stateChecked = await sql(adapter.url, STATE_QUERY)
+      if (stateChecked.rows === 0 || stateChecked.data.length !== stateChecked.rows) {
+        throw new Error(`the state windows said rows ${stateChecked.rows} and sent ${stateChecked.data.length}`)
+      }
+      const stateTimes: number[] = []
+      const rawStateTimes: number[] = []
+      for (let i = 0; i < STATE_RUNS; i++) {
+        const r = await timedQuery(adapter.url, STATE_QUERY)
+        const direct = await raw.state()
+        if (r.rows !== stateChecked.rows || direct.rows !== r.rows) {
+          throw new Error(`state windows: adapter ${r.rows} rows (first run ${stateChecked.rows}), raw DuckDB ${direct.rows}`)
+        }
+        stateTimes.push(r.ms)
+        rawStateTimes.push(direct.ms)
+      }
+
       // a 1-million-row result, streamed: the adapter's RSS before it and its peak during it
       // (VmHWM restarted) show what the result itself costs in memory, next to its size
       const peakBeforeStreamMiB = adapter.peakRssMiB()
@@ -186,6 +211,9 @@ export async function runSqlBench(log: (s: string) => void): Promise<SqlBenchRes
         restAggMs,
         restAggFirstByteMs,
         rawAggMs: median(rawTimes),
+        stateRows: stateChecked.rows,
+        restStateMs: median(stateTimes),
+        rawStateMs: median(rawStateTimes),
         streamRows: 1_000_000,
         streamMs,
         streamBytes: bytes,

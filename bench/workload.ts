@@ -16,6 +16,11 @@ export const WARMUP_STATEMENTS = 10
 export const AGG_CHILDREN = 100
 export const AGG_WHERE_FROM = T0 + 3_600_000
 export const AGG_QUERY = `SELECT _wstart, avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} INTERVAL(1m) PARTITION BY tbname`
+/** state windows over a CASE expression: c rises for 300 s above 100 and falls back each 600 s cycle */
+export const STATE_CONDITION = 'c > 100'
+export const STATE_QUERY =
+  `SELECT tbname, _wstart, _wend, count(*), avg(c) FROM agg.st WHERE ts >= ${AGG_WHERE_FROM} ` +
+  `PARTITION BY tbname STATE_WINDOW(CASE WHEN ${STATE_CONDITION} THEN 1 ELSE 0 END)`
 
 /** The k-th 10,000-row INSERT: 1,000 rows into each of bench.w0 .. bench.w9. */
 export function insertStatement(k: number): string {

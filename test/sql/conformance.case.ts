@@ -14,6 +14,9 @@ import {
 } from './cases.js'
 import type { Case, Server } from './harness.js'
 import { privilegeCases } from './privilege-cases.js'
+import { windowsCases } from './cases-windows.js'
+import { interpCases } from './cases-interp.js'
+import { calendarCases } from './cases-calendar.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -41,6 +44,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SHOW', showCases()],
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
+        ['windows and INTERP', [...windowsCases(), ...interpCases(), ...calendarCases()]],
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],

@@ -72,6 +72,22 @@ export interface IntervalWindow {
   fill?: { mode: FillMode; values: Expr[] }
 }
 
+/** SESSION, STATE_WINDOW, EVENT_WINDOW and COUNT_WINDOW (windows cut from the rows themselves) */
+export type RowWindow =
+  | { kind: 'session'; col: Expr; tol: Duration }
+  | { kind: 'state'; expr: Expr }
+  | { kind: 'event'; start: Expr; end: Expr }
+  | { kind: 'count'; count: number; sliding?: number }
+
+export type InterpFillMode = 'null' | 'value' | 'prev' | 'next' | 'linear' | 'near'
+
+/** INTERP's clauses: RANGE(start[, end]) [EVERY(dur)] FILL(mode[, values]) */
+export interface InterpClause {
+  range: Expr[]
+  every?: Duration
+  fill?: { mode: InterpFillMode; values: Expr[] }
+}
+
 export interface OrderItem {
   expr: Expr
   desc: boolean
@@ -92,6 +108,8 @@ export interface SelectStmt {
   where?: Expr
   partitionBy: Expr[]
   window?: IntervalWindow
+  rowWindow?: RowWindow
+  interp?: InterpClause
   groupBy: Expr[]
   having?: Expr
   orderBy: OrderItem[]

@@ -24,7 +24,8 @@ export interface CompileCtx {
   tsName: string | undefined
   level: 'where' | 'main'
   inAgg: boolean
-  window?: { spec: WindowSpec; w: string }
+  /** `end`: a row window's end (its last ts), else the end is `w` + the interval */
+  window?: { spec: WindowSpec; w: string; end?: string }
   agg?: { keys: Map<string, string>; companion?: Companion }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
   series?: { over: string; valid: string[] }

@@ -192,9 +192,12 @@ function compileCol(e: Expr & { kind: 'col' }, ctx: CompileCtx): Compiled {
     if (ctx.window === undefined || ctx.inAgg) {
       throw new TdError(TD.PAR_INVALID_WINDOW_PC, '_WSTART, _WEND and _WDURATION can only be used in window query')
     }
-    const { w, spec } = ctx.window
+    const { w, spec, end } = ctx.window
     if (role === 'wstart') {
       return { sql: w, type: fixed('TIMESTAMP') }
+    }
+    if (end !== undefined) {
+      return role === 'wend' ? { sql: end, type: fixed('TIMESTAMP') } : { sql: `CAST(${end} - ${w} AS ${ctx.sql.physType('BIGINT')})`, type: fixed('BIGINT') }
     }
     if (role === 'wend') {
       return { sql: `(${w} + ${spec.interval})`, type: fixed('TIMESTAMP') }

@@ -1,6 +1,6 @@
 import { TD, TdError } from '../../td-error.js'
 import type { FillMode } from './ast.js'
-import type { WindowSpec } from './window.js'
+import { nextWindowStart, type WindowSpec } from './window.js'
 
 /** Most filled rows one query may produce (TDengine's limit, error 9787 beyond it). */
 export const MAX_FILL_ROWS = 10_000_000n
@@ -26,6 +26,8 @@ export interface FillOptions {
   range?: { first: bigint; last: bigint }
   /** visible column count; hidden columns are cut off */
   width: number
+  /** ORDER BY _wstart DESC: each partition's windows in descending order (one partition held) */
+  desc?: boolean
   /** LIMIT/OFFSET per partition (applied after filling) */
   limit?: { limit: number; offset: number }
 }
@@ -49,7 +51,6 @@ function toNum(v: unknown): number | undefined {
  * start). Memory stays bounded by one gap (NEXT/LINEAR wait for the row after the gap).
  */
 export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptions): AsyncIterable<unknown[][]> {
-  const step = o.spec.sliding
   let out: unknown[][] = []
   let produced = 0n
   let key: string | undefined
@@ -64,11 +65,27 @@ export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptio
     if (produced > MAX_FILL_ROWS) {
       throw new TdError(TD.PAR_INVALID_FILL_TIME_RANGE, 'Start(end) time of query range required or time range too large')
     }
+    const visible = row.length === o.width ? row : row.slice(0, o.width)
+    if (o.desc === true) {
+      part.push(visible)
+    } else {
+      take(visible)
+    }
+  }
+  const take = (row: unknown[]): void => {
     seen++
     if (o.limit !== undefined && (seen <= o.limit.offset || seen > o.limit.offset + o.limit.limit)) {
       return
     }
-    out.push(row.length === o.width ? row : row.slice(0, o.width))
+    out.push(row)
+  }
+  // ORDER BY _wstart DESC: a partition's rows, filled in ascending order, then given out reversed
+  let part: unknown[][] = []
+  const flushPart = (): void => {
+    for (let i = part.length - 1; i >= 0; i--) {
+      take(part[i])
+    }
+    part = []
   }
 
   const filled = (w: bigint, neighbour: unknown[], next: unknown[] | undefined): unknown[] => {
@@ -76,11 +93,12 @@ export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptio
     for (const i of o.wstartCols) {
       row[i] = w
     }
+    const end = o.spec.months === undefined ? w + o.spec.interval : nextWindowStart(w, o.spec)
     for (const i of o.wendCols) {
-      row[i] = w + o.spec.interval
+      row[i] = end
     }
     for (const i of o.wdurationCols) {
-      row[i] = o.spec.interval
+      row[i] = end - w
     }
     o.fillCols.forEach((col, n) => {
       switch (o.mode) {
@@ -129,10 +147,11 @@ export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptio
     if (o.range !== undefined) {
       while (cursor <= o.range.last) {
         gap.push(cursor)
-        cursor += step
+        cursor = nextWindowStart(cursor, o.spec)
       }
     }
     flushGap(undefined, prevRow)
+    flushPart()
   }
 
   for await (const chunk of src) {
@@ -149,7 +168,7 @@ export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptio
       }
       while (cursor < w) {
         gap.push(cursor)
-        cursor += step
+        cursor = nextWindowStart(cursor, o.spec)
       }
       flushGap(row, row)
       emit(row)
@@ -160,7 +179,7 @@ export async function* fillWindows(src: AsyncIterable<unknown[][]>, o: FillOptio
       }
       prevRow = row
       if (cursor <= w) {
-        cursor = w + step
+        cursor = nextWindowStart(w, o.spec)
       }
     }
     if (out.length > 0) {

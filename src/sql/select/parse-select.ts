@@ -1,8 +1,7 @@
 import type { Cursor } from '../cursor.js'
 import { TD, TdError } from '../../td-error.js'
-import { splitDuration, type Token } from '../lexer.js'
+import type { Token } from '../lexer.js'
 import type {
-  Duration,
   Expr,
   FillMode,
   FromItem,
@@ -13,6 +12,7 @@ import type {
   SelectStmt,
 } from './ast.js'
 import { parseExpr } from './expr.js'
+import { parseDuration, parseInterpClause, parseRowWindow } from './parse-window.js'
 
 /**
  * Parses a SELECT statement from the cursor positioned at the SELECT keyword; stops before the
@@ -44,7 +44,12 @@ export function parseSelect(c: Cursor): SelectStmt {
   if (c.atKeyword('INTERVAL')) {
     stmt.window = parseInterval(c)
   } else if (c.atKeyword('SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW')) {
-    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (only INTERVAL windows are supported)`)
+    stmt.rowWindow = parseRowWindow(c)
+  } else {
+    const interp = parseInterpClause(c)
+    if (interp !== undefined) {
+      stmt.interp = interp
+    }
   }
   // the issue and the bench write `INTERVAL(1m) PARTITION BY tbname`; accept that order too
   if (stmt.partitionBy.length === 0 && c.atKeyword('PARTITION')) {
@@ -164,23 +169,6 @@ function parseFrom(c: Cursor): FromItem {
     throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (joins are not supported)`)
   }
   return item
-}
-
-function parseDuration(c: Cursor): Duration {
-  const t = c.next()
-  if (t.kind === 'duration') {
-    return splitDuration(t.value)
-  }
-  if (t.kind === 'number' && /^\d+$/.test(t.value)) {
-    return { value: Number(t.value), unit: '' }
-  }
-  if (t.kind === 'string') {
-    const m = /^\s*(\d+(?:\.\d+)?)([a-zA-Z]?)\s*$/.exec(t.value)
-    if (m !== null && (m[2] === '' || 'buasmhdwny'.includes(m[2].toLowerCase()))) {
-      return { value: Number(m[1]), unit: m[2].toLowerCase() }
-    }
-  }
-  throw c.error(t)
 }
 
 function parseInterval(c: Cursor): IntervalWindow {

@@ -32,7 +32,7 @@ export function assemble(shape: QueryShape, scan: Scan, grouping: Grouping, out:
   }
   if (aggregated && !pre) {
     const groupBy = [...keySqls]
-    if (window !== undefined) {
+    if (window !== undefined || stmt.rowWindow !== undefined) {
       groupBy.push(`b.${w.q('__w')}`)
     }
     if (groupBy.length > 0) {

@@ -48,5 +48,8 @@ export function fillPlan(shape: QueryShape, out: Output, scan: Scan): SelectPlan
   if (stmt.limit !== undefined) {
     fill.limit = stmt.limit
   }
+  if (stmt.orderBy[0]?.desc === true) {
+    fill.desc = true
+  }
   return fill
 }

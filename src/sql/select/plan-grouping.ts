@@ -4,6 +4,7 @@ import { compile } from './compile-expr.js'
 import { containsSeries, exprKey, findCompanion } from './expr-walk.js'
 import type { Scan } from './plan-scan.js'
 import type { QueryShape } from './query-shape.js'
+import { rowWindowBounds, rowWindowKeys } from './row-window.js'
 import type { SqlWriter } from './sql-writer.js'
 
 /** The select list's compile context over `b`, with the grouping keys it reads. */
@@ -25,7 +26,7 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   if (stmt.slimit !== undefined && stmt.partitionBy.length === 0 && stmt.groupBy.length === 0) {
     throw new TdError(TD.PAR_SLIMIT_LEAK_PARTITION_GROUP_BY, 'slimit/soffset can only be used with PARTITION BY or GROUP BY')
   }
-  if (stmt.groupBy.length > 0 && window !== undefined) {
+  if (stmt.groupBy.length > 0 && (window !== undefined || stmt.rowWindow !== undefined)) {
     throw new TdError(TD.PAR_GROUPBY_WINDOW_COEXIST, "GROUP BY and WINDOW-clause can't be used together")
   }
   const ctx: CompileCtx = { ...scan.whereCtx, scope: scan.mainScope, level: 'main' }
@@ -34,6 +35,13 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   const wStart = scan.windowNumber === undefined ? `b.${w.q('__w')}` : scan.windowNumber.startSql(`b.${w.q('__w')}`)
   if (window !== undefined) {
     ctx.window = { spec: window, w: wStart }
+    if (window.months !== undefined && scan.windowNumber !== undefined) {
+      // months differ in length: the end is the next window's start
+      ctx.window.end = scan.windowNumber.startSql(`(b.${w.q('__w')} + 1)`)
+    }
+  } else if (stmt.rowWindow !== undefined) {
+    const b = rowWindowBounds(shape, scan)
+    ctx.window = { spec: { interval: 0n, offset: 0n, sliding: 0n }, w: b.start, end: b.end }
   }
   const series = shape.items.some((i) => containsSeries(i.expr))
   if (series) {
@@ -51,6 +59,7 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   if (aggregated) {
     const keys = new Map<string, string>()
     groupExprs.forEach((g, i) => keys.set(exprKey(g), keySqls[i]))
+    rowWindowKeys(shape, ctx, keys)
     ctx.agg = { keys, companion: findCompanion(shape.items, stmt) }
   }
   const hoisted = new Map<string, string>()

@@ -82,7 +82,7 @@ export function selectList(shape: QueryShape, grouping: Grouping, w: SqlWriter):
     return idx
   }
   let wIndex = -1
-  if (window !== undefined) {
+  if (window !== undefined || ctx.window !== undefined) {
     wIndex = hiddenCol(ctx.window?.w as string, '__w')
   }
   const keyIndexes: number[] = []
@@ -112,8 +112,8 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
     const only = stmt.orderBy[0]
     const idx = outputIndex(only.expr, items, names)
     const target = idx === undefined ? only.expr : items[idx].expr
-    if (stmt.orderBy.length > 1 || only.desc || pseudoRole(target) !== 'wstart') {
-      throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "order by" (with FILL only ORDER BY _wstart ASC is supported)')
+    if (stmt.orderBy.length > 1 || pseudoRole(target) !== 'wstart') {
+      throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "order by" (with FILL only ORDER BY _wstart is supported)')
     }
   }
   if (stmt.orderBy.length > 0 && !(stmt.window?.fill !== undefined && stmt.window.fill.mode !== 'none')) {
@@ -133,7 +133,7 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
   }
   const asc = 'ASC NULLS LAST'
   const terms = keySqls.map((k) => ({ sql: k, dir: asc }))
-  if (shape.window !== undefined) {
+  if (ctx.window !== undefined) {
     terms.push({ sql: ctx.window?.w ?? `b.${w.q('__w')}`, dir: asc })
   } else if (!aggregated && src.ts !== undefined) {
     if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {

@@ -3,6 +3,7 @@ import type { CompileCtx, Ref } from './compile-context.js'
 import { compile, lookup } from './compile-expr.js'
 import { children, exprKey } from './expr-walk.js'
 import { FUNCTIONS } from './functions.js'
+import { monthWindowSql } from './calendar-window.js'
 import type { QueryShape } from './query-shape.js'
 import type { PlanEnv } from './select-plan.js'
 import { TBNAME_TYPE } from './sources.js'
@@ -140,6 +141,12 @@ function windowColumn(
     return undefined
   }
   const tsRaw = whereCtx.scope.get(src.ts)?.sql as string
+  if (window.months !== undefined) {
+    // natural months: the window number since January 1900 and its start, in integer SQL
+    const m = monthWindowSql(window.months, window.offset, window.months.precision, (a, b) => w.dialect.quotient(a, b), (a, b) => w.dialect.floorDiv(a, b))
+    const indexSql = m.indexSql(tsRaw)
+    return { sql: indexSql, windowNumber: { base: 0n, indexSql, startSql: m.startSql } }
+  }
   const extra = extraWindows(window)
   // Grafana-style queries bound the time from below; from the offset on, one `%` aligns
   const lo = stmt.where === undefined ? undefined : timeRange(stmt.where, whereCtx, src.ts).lo

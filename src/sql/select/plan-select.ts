@@ -6,6 +6,7 @@ import { selectList } from './plan-output.js'
 import { scanQuery } from './plan-scan.js'
 import { queryShape } from './query-shape.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
+import { rowWindowScan } from './row-window.js'
 import { resolveSource } from './sources.js'
 import { SqlWriter } from './sql-writer.js'
 
@@ -22,6 +23,10 @@ export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
   const shape = queryShape(stmt, src, env)
   // the base query: columns, WHERE (time bounds folded to ticks), each row's window
   const scan = scanQuery(shape, env, w)
+  if (stmt.rowWindow !== undefined) {
+    // SESSION/STATE/EVENT/COUNT windows: each row's window number over the scan
+    scan.sql = rowWindowScan(shape, scan, w)
+  }
   // grouping and partitioning keys, DIFF/DERIVATIVE's window, pre-aggregation hoisting
   const groups = grouping(shape, scan, w)
   // the select list, hidden columns and ORDER BY

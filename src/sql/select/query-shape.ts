@@ -39,9 +39,9 @@ export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanE
   }
   const needJoin = src !== undefined && src.kind === 'stable' && (refs.star || refs.names.has('tbname') || src.cols.some((c) => c.tag && refs.names.has(c.name)))
   const hasAgg = items.some((i) => containsAgg(i.expr)) || (stmt.having !== undefined && containsAgg(stmt.having))
-  const aggregated = hasAgg || window !== undefined || stmt.groupBy.length > 0
+  const aggregated = hasAgg || window !== undefined || stmt.rowWindow !== undefined || stmt.groupBy.length > 0
   const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
   const pre =
-    needJoin && aggregated && env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
+    needJoin && aggregated && stmt.rowWindow === undefined && env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
   return { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre }
 }

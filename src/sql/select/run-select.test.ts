@@ -458,13 +458,18 @@ describe('INTERVAL windows', () => {
     ])
   })
 
-  it('accepts ORDER BY _wstart with FILL and refuses orders FILL cannot stream', async () => {
+  it('accepts ORDER BY _wstart (ASC or DESC) with FILL and refuses orders FILL cannot stream', async () => {
     expect(await rows('select _wstart as w, count(*) from db.nt interval(1m) fill(null) order by w')).toEqual([
       [ms(0), 1n],
       [ms(60_000), null],
       [ms(120_000), 1n],
     ])
-    expect((await error('select _wstart, count(*) from db.nt interval(1m) fill(null) order by _wstart desc')).code).toBe(9728)
+    expect(await rows('select _wstart, count(*) from db.nt interval(1m) fill(null) order by _wstart desc')).toEqual([
+      [ms(120_000), 1n],
+      [ms(60_000), null],
+      [ms(0), 1n],
+    ])
+    expect((await error('select _wstart, count(*) from db.nt interval(1m) fill(null) order by count(*)')).code).toBe(9728)
   })
 
   it('refuses fill ranges over 10 million windows', async () => {

@@ -5,7 +5,8 @@ import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'
 import { planSelect } from './plan-select.js'
-import type { SelectPlan } from './select-plan.js'
+import type { PlanEnv, SelectPlan } from './select-plan.js'
+import { isInterp, runInterp } from './run-interp.js'
 import { fillWindows } from './fill-windows.js'
 
 export interface SelectEnv {
@@ -24,7 +25,7 @@ export interface SelectEnv {
  * converts each value to its result.ts form. Only FILL keeps state (one gap of windows).
  */
 export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<SqlResult> {
-  const plan = planSelect(select, {
+  const planEnv: PlanEnv = {
     catalog: env.storage.catalog,
     dialect: env.storage.engine.dialect,
     ctx: env.ctx,
@@ -32,9 +33,13 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     systemTable,
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
     ...(env.windowNumbers === undefined ? {} : { windowNumbers: env.windowNumbers }),
-  })
+  }
   const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
   const engine = env.storage.engine
+  if (isInterp(select)) {
+    return runInterp(select, (inner) => planSelect(inner, planEnv), (sql) => backendRows(() => engine.stream(sql, opts)), planEnv.nowMs)
+  }
+  const plan = planSelect(select, planEnv)
   const rows = convertRows(backendRows(() => engine.stream(plan.sql, opts)), plan)
   if (plan.fill !== undefined || engine.streamNumeric === undefined || !plan.columns.every((c) => NUMERIC_TYPES.has(c.type))) {
     return { kind: 'rows', columns: plan.columns, precision: plan.precision, rows }

@@ -2,6 +2,7 @@ import type { Precision } from '../../storage/td-types.js'
 import { TD, TdError } from '../../td-error.js'
 import { durationTicks } from '../time.js'
 import type { Duration, IntervalWindow } from './ast.js'
+import { monthWindowStart, nextMonthWindow, type MonthWindow } from './calendar-window.js'
 
 /** INTERVAL window in ticks of the database precision. */
 export interface WindowSpec {
@@ -9,6 +10,44 @@ export interface WindowSpec {
   offset: bigint
   /** = interval without SLIDING */
   sliding: bigint
+  /** natural month/year windows (interval and sliding then only approximate their length) */
+  months?: MonthWindow & { precision: Precision }
+}
+
+const MONTH_TICKS_MS = 30n * 86_400_000n
+
+/** INTERVAL(kn) / INTERVAL(ky): months, an offset in months or fixed units, never SLIDING (TDengine's checks) */
+function resolveMonthWindow(w: IntervalWindow, precision: Precision): WindowSpec {
+  const k = w.interval.value * (w.interval.unit === 'y' ? 12 : 1)
+  if (!Number.isInteger(k) || k <= 0) {
+    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${w.interval.value}${w.interval.unit}" (interval must be a positive integer)`)
+  }
+  if (w.sliding !== undefined) {
+    throw new TdError(TD.PAR_INTER_SLIDING_UNIT, 'Does not support sliding when interval is natural month/year')
+  }
+  let offMonths = 0
+  let offset = 0n
+  const o = w.offset
+  if (o !== undefined) {
+    if (o.unit === 'y' && w.interval.unit === 'n') {
+      throw new TdError(TD.PAR_INTER_OFFSET_UNIT, "Cannot use 'year' as offset when interval is 'month'")
+    }
+    if (o.unit === 'n' || o.unit === 'y') {
+      offMonths = o.value * (o.unit === 'y' ? 12 : 1)
+    } else {
+      offset = durationToTicks(o, precision)
+    }
+    const approxMonths = offMonths + Number(offset / (MONTH_TICKS_MS * ticksPerMs(precision)))
+    if (offset < 0n || offMonths < 0 || !Number.isInteger(offMonths) || approxMonths >= k) {
+      throw new TdError(TD.PAR_INTER_OFFSET_TOO_BIG, 'Interval offset should be shorter than interval')
+    }
+  }
+  const approx = BigInt(k) * MONTH_TICKS_MS * ticksPerMs(precision)
+  return { interval: approx, offset, sliding: approx, months: { k, offMonths, precision } }
+}
+
+function ticksPerMs(p: Precision): bigint {
+  return p === 'ms' ? 1n : p === 'us' ? 1000n : 1_000_000n
 }
 
 export function durationToTicks(d: Duration, precision: Precision): bigint {
@@ -23,6 +62,9 @@ export function durationToTicks(d: Duration, precision: Precision): bigint {
 }
 
 export function resolveWindow(w: IntervalWindow, precision: Precision): WindowSpec {
+  if (w.interval.unit === 'n' || w.interval.unit === 'y') {
+    return resolveMonthWindow(w, precision)
+  }
   const interval = durationToTicks(w.interval, precision)
   if (interval <= 0n) {
     throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "interval" (interval must be positive)`)
@@ -43,6 +85,9 @@ export function resolveWindow(w: IntervalWindow, precision: Precision): WindowSp
 
 /** Start of the sliding-aligned window containing ts: ts - ((ts - o) mod s + s) mod s (negative-safe). */
 export function alignStart(ts: bigint, spec: WindowSpec): bigint {
+  if (spec.months !== undefined) {
+    return monthWindowStart(ts, spec.months, spec.offset, spec.months.precision)
+  }
   const s = spec.sliding
   return ts - ((((ts - spec.offset) % s) + s) % s)
 }
@@ -98,4 +143,12 @@ export function alignSql(ts: string, spec: WindowSpec, fromOffset = false): stri
 /** how many sliding steps of earlier windows also cover a row (0 without SLIDING) */
 export function extraWindows(spec: WindowSpec): number {
   return Number((spec.interval + spec.sliding - 1n) / spec.sliding) - 1
+}
+
+/** the start of the window after the one starting at `start` (sliding windows step by `sliding`) */
+export function nextWindowStart(start: bigint, spec: WindowSpec): bigint {
+  if (spec.months !== undefined) {
+    return nextMonthWindow(start, spec.months, spec.offset, spec.months.precision)
+  }
+  return start + spec.sliding
 }
