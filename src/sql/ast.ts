@@ -1,6 +1,6 @@
 import type { PlainTuples } from './plain-tuples.js'
 import type { DbPrivilege, TdType } from '../storage/td-types.js'
-import type { SelectStmt } from './select/ast.js'
+import type { Expr, SelectStmt } from './select/ast.js'
 import type { Span, ValueExpr } from './value-expr.js'
 
 /**
@@ -142,3 +142,4 @@ export type Statement =
   | { type: 'grant' | 'revoke'; privileges: DbPrivilege[]; db: string; user: string }
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }
+  | { type: 'delete'; table: TableRef; where?: Expr }

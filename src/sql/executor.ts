@@ -2,6 +2,7 @@ import type { Storage } from './catalog/types.js'
 import type { Statement } from './ast.js'
 import { classifySql } from './classify.js'
 import { executeDdl } from './ddl.js'
+import { executeDelete } from './delete.js'
 import type { ExecEnv } from './exec-env.js'
 import { executeInsert } from './insert.js'
 import { parseStatement } from './parser.js'
@@ -19,6 +20,8 @@ async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, e
       return runSelect(stmt.select, { storage: env.storage, ctx, now: env.now })
     case 'insert':
       return { kind: 'exec', affectedRows: await executeInsert(stmt.targets, sql, ctx, env) }
+    case 'delete':
+      return { kind: 'exec', affectedRows: await executeDelete(stmt.table, stmt.where, ctx, env) }
     case 'show':
       return executeShow(stmt.show, env.catalog, ctx)
     case 'describe':

@@ -7,6 +7,7 @@ import { parseGrant } from './parse-grant.js'
 import { parseInsert } from './parse-insert.js'
 import { parseShow } from './parse-show.js'
 import { parseSelect } from './select/parse-select.js'
+import { parseExpr } from './select/expr.js'
 
 /**
  * Recursive-descent parser for one TDengine statement (sql-dialect.md sections 2-4, 7). SELECT is
@@ -54,6 +55,11 @@ function parseOne(c: Cursor): Statement {
   }
   if (c.acceptKeyword('INSERT')) {
     return parseInsert(c)
+  }
+  if (c.acceptKeyword('DELETE')) {
+    c.expectKeyword('FROM')
+    const table = parseTableRef(c)
+    return c.acceptKeyword('WHERE') ? { type: 'delete', table, where: parseExpr(c) } : { type: 'delete', table }
   }
   if (c.acceptKeyword('GRANT')) {
     return parseGrant(c, 'grant')
