@@ -59,6 +59,8 @@ export interface InsertTarget {
   plain?: PlainTuples
   /** the tuples after those */
   rows: ValueExpr[][]
+  /** `INSERT INTO tb [(cols)] SELECT ...`: the rows come from this query (rows/plain are empty) */
+  select?: SelectStmt
 }
 
 export type AlterAction =

@@ -16,10 +16,8 @@ import { requireWritable, resolveDb } from './ddl.js'
  * in a query; they are deleted in one backend statement. Affected rows: the rows deleted.
  */
 
-export const CODE_INVALID_DELETE_WHERE = 9813
-
 function invalidWhere(): TdError {
-  return new TdError(CODE_INVALID_DELETE_WHERE, 'The DELETE statement must have a definite time window range')
+  return new TdError(TD.PAR_INVALID_DELETE_WHERE, 'The DELETE statement must have a definite time window range')
 }
 
 /** every column name the condition reads */

@@ -5,6 +5,7 @@ import { executeDdl } from './ddl.js'
 import { executeDelete } from './delete.js'
 import type { ExecEnv } from './exec-env.js'
 import { executeInsert } from './insert.js'
+import { executeInsertSelect } from './insert-select.js'
 import { parseStatement } from './parser.js'
 import type { SqlContext, SqlExecutor, SqlResult } from './result.js'
 import { runSelect } from './select/run-select.js'
@@ -19,6 +20,9 @@ async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, e
     case 'select':
       return runSelect(stmt.select, { storage: env.storage, ctx, now: env.now })
     case 'insert':
+      if (stmt.targets[0]?.select !== undefined) {
+        return { kind: 'exec', affectedRows: await executeInsertSelect(stmt.targets[0], sql, ctx, env, executeInsert) }
+      }
       return { kind: 'exec', affectedRows: await executeInsert(stmt.targets, sql, ctx, env) }
     case 'delete':
       return { kind: 'exec', affectedRows: await executeDelete(stmt.table, stmt.where, ctx, env) }

@@ -88,6 +88,56 @@ export function deleteCases(): Case[] {
   ]
 }
 
+export function insertSelectCases(): Case[] {
+  const TV: Array<[string, string, number]> = [['ts', 'TIMESTAMP', 8], ['v', 'BIGINT', 8]]
+  return [
+    { name: 'create table stm.copy', sql: 'create table stm.copy (ts timestamp, v bigint)', expect: exec(0) },
+    { name: 'INSERT INTO normal table SELECT', sql: 'insert into stm.copy select ts, v from stm.c2', expect: exec(3) },
+    { name: 'the copied rows', sql: 'select * from stm.copy', expect: rowsOf(TV, [[T(1), 10], [T(2), 20], [T(3), 30]]) },
+    { name: 'create table stm.conv', sql: 'create table stm.conv (ts timestamp, s varchar(8), d double)', expect: exec(0) },
+    {
+      name: 'INSERT with a column list converts INT to DOUBLE and leaves the others NULL',
+      sql: 'insert into stm.conv (ts, d) select ts, v from stm.c1 where v >= 2',
+      expect: exec(2),
+    },
+    {
+      name: 'the converted rows',
+      sql: 'select * from stm.conv',
+      expect: rowsOf([['ts', 'TIMESTAMP', 8], ['s', 'VARCHAR', 8], ['d', 'DOUBLE', 8]], [[T(2), null, 2], [T(3), null, 3]]),
+    },
+    { name: 'create stable stm.st2', sql: 'create stable stm.st2 (ts timestamp, v int) tags (g int)', expect: exec(0) },
+    { name: 'create child stm.k0', sql: 'create table stm.k0 using stm.st2 tags (7)', expect: exec(0) },
+    { name: 'INSERT INTO child table SELECT an expression', sql: 'insert into stm.k0 select ts, v + 1 from stm.c3', expect: exec(3) },
+    { name: 'the child holds the computed values', sql: 'select sum(v) from stm.k0', expect: rowsOf([['sum(v)', 'BIGINT', 8]], [[603]]) },
+    {
+      name: 'INSERT INTO super table (tbname, ...) SELECT creates the child with its tags',
+      sql: "insert into stm.st2 (tbname, g, ts, v) select 'k1', 9, ts, v from stm.c2",
+      expect: exec(3),
+    },
+    {
+      name: 'the new child and its tag',
+      sql: 'select tbname, g, count(*) from stm.st2 partition by tbname, g order by tbname',
+      expect: rowsOf([['tbname', 'VARCHAR', 192], ['g', 'INT', 4], ['count(*)', 'BIGINT', 8]], [['k0', 7, 3], ['k1', 9, 3]]),
+    },
+    {
+      name: 'INSERT SELECT into a super table without tbname is 9853',
+      sql: 'insert into stm.st2 (ts, v) select ts, v from stm.c1',
+      expect: err(9853, 'Pseudo tag tbname not set'),
+    },
+    {
+      name: 'INSERT SELECT with too few columns is 9791',
+      sql: 'insert into stm.copy select ts from stm.c1',
+      expect: err(9791, 'Illegal number of columns'),
+    },
+    {
+      name: 'INSERT SELECT needs WRITE on the target',
+      sql: 'insert into stm.copy select ts, v from stm.c1',
+      auth: basic('stm_reader', PASS),
+      expect: { code: 771, desc: expect.stringContaining('Insufficient privilege') },
+    },
+  ]
+}
+
 export function stmtsCases(): Case[] {
-  return [...dataset(), ...deleteCases()]
+  return [...dataset(), ...insertSelectCases(), ...deleteCases()]
 }
