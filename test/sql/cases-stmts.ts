@@ -138,6 +138,129 @@ export function insertSelectCases(): Case[] {
   ]
 }
 
+const code = (n: number): ((json: any) => void) => (json) => {
+  expect(json.code, JSON.stringify(json)).toBe(n)
+}
+
+/** After insertSelectCases: stm.st2 children k0 (g 7, v 101 201 301) and k1 (g 9), stm.copy (v 10 20 30). */
+export function renameCases(): Case[] {
+  return [
+    { name: 'ALTER STABLE ... RENAME TAG', sql: 'alter stable stm.st2 rename tag g grp', expect: exec(0) },
+    {
+      name: 'DESCRIBE shows the new tag name',
+      sql: 'describe stm.st2',
+      check: (json) => expect(json.data.map((r: unknown[]) => r[0])).toEqual(['ts', 'v', 'grp']),
+    },
+    {
+      name: 'SELECT reads the tag under its new name',
+      sql: 'select tbname, grp from stm.st2 order by tbname',
+      expect: rowsOf([['tbname', 'VARCHAR', 192], ['grp', 'INT', 4]], [['k0', 7], ['k0', 7], ['k0', 7], ['k1', 9], ['k1', 9], ['k1', 9]]),
+    },
+    { name: 'the old tag name is gone (9730)', sql: 'select g from stm.st2', check: code(9730) },
+    {
+      name: 'ins_tags lists the renamed tag with its value',
+      sql: "select tag_name, tag_value from information_schema.ins_tags where db_name = 'stm' and table_name = 'k0'",
+      expect: rowsOf([['tag_name', 'VARCHAR', 64], ['tag_value', 'VARCHAR', 16384]], [['grp', '7']]),
+    },
+    {
+      name: 'a new child takes the renamed tag',
+      sql: "insert into stm.st2 (tbname, grp, ts, v) values ('k2', 3, '2024-01-01 00:00:05', 1)",
+      expect: exec(1),
+    },
+    { name: 'its tag value', sql: "select grp from stm.st2 where tbname = 'k2'", expect: rowsOf([['grp', 'INT', 4]], [[3]]) },
+    { name: 'RENAME TAG of a missing tag is 874', sql: 'alter stable stm.st2 rename tag nosuch x', expect: err(874, 'Tag does not exist') },
+    { name: 'RENAME TAG onto an existing tag is 873', sql: 'alter stable stm.st rename tag loc g', expect: err(873, 'Tag already exists') },
+    { name: 'RENAME TAG through a child table is 9801', sql: 'alter table stm.k0 rename tag grp g2', check: code(9801) },
+    { name: 'ALTER TABLE ... RENAME COLUMN of a normal table', sql: 'alter table stm.copy rename column v val', expect: exec(0) },
+    { name: 'SELECT reads the column under its new name', sql: 'select sum(val) from stm.copy', expect: rowsOf([['sum(val)', 'BIGINT', 8]], [[60]]) },
+    { name: 'INSERT names the new column', sql: "insert into stm.copy (ts, val) values ('2024-01-01 00:00:09', 5)", expect: exec(1) },
+    {
+      name: 'DESCRIBE shows the new column name',
+      sql: 'describe stm.copy',
+      check: (json) => expect(json.data.map((r: unknown[]) => r[0])).toEqual(['ts', 'val']),
+    },
+    { name: 'RENAME COLUMN onto an existing column is 875', sql: 'alter table stm.copy rename column val ts', expect: err(875, 'Column already exists') },
+    { name: 'RENAME COLUMN of a missing column is 876', sql: 'alter table stm.copy rename column nosuch x', expect: err(876, 'Column does not exist') },
+    { name: 'RENAME COLUMN of a super table is 9801', sql: 'alter stable stm.st2 rename column v v2', check: code(9801) },
+    { name: 'RENAME COLUMN of a child table is 9801', sql: 'alter table stm.k0 rename column v v2', check: code(9801) },
+    { name: 'RENAME needs WRITE', sql: 'alter table stm.copy rename column val v', auth: basic('stm_reader', PASS), check: code(771) },
+  ]
+}
+
+export function commentCases(): Case[] {
+  const TC: Array<[string, string, number]> = [['table_name', 'VARCHAR', 192], ['table_comment', 'VARCHAR', 1024]]
+  const SC: Array<[string, string, number]> = [['stable_name', 'VARCHAR', 192], ['table_comment', 'VARCHAR', 1024]]
+  const tables = "select table_name, table_comment from information_schema.ins_tables where db_name = 'stm' and table_name in ('cm1', 'cm2') order by table_name"
+  const stables = "select stable_name, table_comment from information_schema.ins_stables where db_name = 'stm' and stable_name = 'cst'"
+  return [
+    { name: 'CREATE TABLE ... COMMENT', sql: "create table stm.cm1 (ts timestamp, x int) comment 'normal one'", expect: exec(0) },
+    { name: 'CREATE TABLE ... USING ... COMMENT', sql: "create table stm.cm2 using stm.st2 tags (1) comment 'child one'", expect: exec(0) },
+    { name: 'CREATE STABLE ... COMMENT', sql: "create stable stm.cst (ts timestamp, x int) tags (t int) comment 'super one'", expect: exec(0) },
+    { name: 'ins_tables shows the comments', sql: tables, expect: rowsOf(TC, [['cm1', 'normal one'], ['cm2', 'child one']]) },
+    { name: 'ins_stables shows the comment', sql: stables, expect: rowsOf(SC, [['cst', 'super one']]) },
+    { name: 'ALTER TABLE ... COMMENT', sql: "alter table stm.cm1 comment 'changed'", expect: exec(0) },
+    { name: 'ALTER TABLE child ... COMMENT', sql: "alter table stm.cm2 comment ''", expect: exec(0) },
+    { name: 'ins_tables shows the new comments', sql: tables, expect: rowsOf(TC, [['cm1', 'changed'], ['cm2', '']]) },
+    { name: 'ALTER STABLE ... COMMENT', sql: "alter stable stm.cst comment 'changed too'", expect: exec(0) },
+    { name: 'ins_stables shows the new comment', sql: stables, expect: rowsOf(SC, [['cst', 'changed too']]) },
+    {
+      name: 'a comment over 1024 bytes is 9806',
+      sql: `create table stm.cm3 (ts timestamp, x int) comment '${'c'.repeat(1025)}'`,
+      expect: err(9806, 'Comment too long'),
+    },
+  ]
+}
+
+export function alterDatabaseCases(): Case[] {
+  const meta: Array<[string, string, number]> = [
+    ['name', 'VARCHAR', 64],
+    ['cachemodel', 'VARCHAR', 11],
+    ['cachesize', 'INT', 4],
+    ['wal_level', 'TINYINT', 1],
+    ['wal_fsync_period', 'INT', 4],
+    ['keep', 'VARCHAR', 32],
+    ['pages', 'INT', 4],
+    ['buffer', 'INT', 4],
+    ['minrows', 'INT', 4],
+    ['stt_trigger', 'SMALLINT', 2],
+    ['replica', 'TINYINT', 1],
+  ]
+  return [
+    {
+      name: 'ALTER DATABASE with the options TDengine lets it change',
+      sql: "alter database stm cachemodel 'last_row' cachesize 4 wal_level 2 wal_fsync_period 1000 keep 365d pages 128 buffer 64 minrows 50 stt_trigger 2 replica 1",
+      expect: exec(0),
+    },
+    {
+      name: 'ins_databases shows them',
+      sql: "select name, cachemodel, cachesize, wal_level, wal_fsync_period, keep, pages, buffer, minrows, stt_trigger, replica from information_schema.ins_databases where name = 'stm'",
+      expect: rowsOf(meta, [['stm', 'last_row', 4, 2, 1000, '365d,365d,365d', 128, 64, 50, 2, 1]]),
+    },
+    {
+      name: 'SHOW CREATE DATABASE shows them',
+      sql: 'show create database stm',
+      check: (json) => {
+        const text = String(json.data[0][1])
+        expect(text).toContain("CACHEMODEL 'last_row'")
+        expect(text).toContain('CACHESIZE 4')
+        expect(text).toContain('KEEP 365d,365d,365d')
+        expect(text).toContain('WAL_LEVEL 2')
+      },
+    },
+    { name: 'PRECISION cannot be altered (9728)', sql: "alter database stm precision 'us'", check: code(9728) },
+    { name: 'VGROUPS cannot be altered (9728)', sql: 'alter database stm vgroups 4', check: code(9728) },
+    { name: 'an unknown CACHEMODEL is 9753', sql: "alter database stm cachemodel 'most'", check: code(9753) },
+    { name: 'WAL_LEVEL 0 is 9753', sql: 'alter database stm wal_level 0', check: code(9753) },
+    { name: 'REPLICA 3 needs three dnodes (820)', sql: 'alter database stm replica 3', expect: err(820, 'Out of dnodes') },
+    { name: 'ALTER DATABASE needs to own the database', sql: 'alter database stm cachesize 8', auth: basic('stm_reader', PASS), check: code(771) },
+    {
+      name: 'a refused ALTER changed nothing',
+      sql: "select cachesize from information_schema.ins_databases where name = 'stm'",
+      expect: rowsOf([['cachesize', 'INT', 4]], [[4]]),
+    },
+  ]
+}
+
 export function stmtsCases(): Case[] {
-  return [...dataset(), ...insertSelectCases(), ...deleteCases()]
+  return [...dataset(), ...insertSelectCases(), ...deleteCases(), ...renameCases(), ...commentCases(), ...alterDatabaseCases()]
 }
