@@ -28,6 +28,8 @@ export const TD = {
   /** 0x022D "Query killed": the query timeout (rest.queryTimeout) or a client that went away */
   TSC_QUERY_KILLED: 557,
   MND_NO_RIGHTS: 771,
+  MND_INVALID_QUERY_ID: 780,
+  MND_NO_ENOUGH_DNODES: 820,
   MND_USER_ALREADY_EXIST: 848,
   MND_USER_NOT_EXIST: 849,
   MND_INVALID_USER_FORMAT: 850,

@@ -145,3 +145,5 @@ export type Statement =
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }
   | { type: 'delete'; table: TableRef; where?: Expr }
+  /** KILL QUERY 'kill_id' (performance_schema.perf_queries.kill_id) */
+  | { type: 'killQuery'; id: string }

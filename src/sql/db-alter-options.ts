@@ -44,9 +44,6 @@ const RANGES: Readonly<Record<string, [number, number]>> = {
 
 const CACHEMODELS = new Set(['none', 'last_row', 'last_value', 'both'])
 
-/** Error code TDengine answers when a replica count needs more dnodes than the cluster has. */
-const MND_NO_ENOUGH_DNODES = 820
-
 function invalid(name: string, v: string | number): TdError {
   return new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option ${name}: ${String(v)}`)
 }
@@ -62,7 +59,7 @@ export function checkAlterOptions(options: Record<string, string | number>): voi
         throw invalid(name, v)
       }
       if (v === 3) {
-        throw new TdError(MND_NO_ENOUGH_DNODES, 'Out of dnodes')
+        throw new TdError(TD.MND_NO_ENOUGH_DNODES, 'Out of dnodes')
       }
     }
     const range = RANGES[name]

@@ -1,7 +1,7 @@
 import type { Statement } from './ast.js'
 import { Cursor } from './cursor.js'
 import { tokenize } from './lexer.js'
-import { parseTableRef } from './parse-common.js'
+import { expectString, parseTableRef } from './parse-common.js'
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js'
 import { parseGrant } from './parse-grant.js'
 import { parseInsert } from './parse-insert.js'
@@ -60,6 +60,10 @@ function parseOne(c: Cursor): Statement {
     c.expectKeyword('FROM')
     const table = parseTableRef(c)
     return c.acceptKeyword('WHERE') ? { type: 'delete', table, where: parseExpr(c) } : { type: 'delete', table }
+  }
+  if (c.acceptKeyword('KILL')) {
+    c.expectKeyword('QUERY')
+    return { type: 'killQuery', id: expectString(c) }
   }
   if (c.acceptKeyword('GRANT')) {
     return parseGrant(c, 'grant')

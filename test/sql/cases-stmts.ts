@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import type { Case } from './harness.js'
-import { basic, err, exec, rowsOf } from './harness.js'
+import { basic, err, exec, ROOT, rowsOf } from './harness.js'
 
 /**
  * Statements of issue 35 item 5 (DELETE, INSERT ... SELECT, RENAME, COMMENT, ALTER DATABASE,
@@ -261,6 +261,100 @@ export function alterDatabaseCases(): Case[] {
   ]
 }
 
+const BIG_ROWS = 120_000
+const SLOW = 'select ts, a, b, c, a + b, b + c, a * c, a - c, concat(s, s) from stm.big'
+
+async function sqlAt(base: string, sql: string, auth = ROOT): Promise<any> {
+  const res = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: auth }, body: sql })
+  return res.json()
+}
+
+/** rows of `sql` whose kill_id / user / sql columns are read (perf_queries) */
+async function running(base: string, auth = ROOT): Promise<Array<{ killId: string; connId: number; user: string; sql: string; usec: number }>> {
+  const json = await sqlAt(base, 'select kill_id, conn_id, user, sql, exec_usec from performance_schema.perf_queries', auth)
+  expect(json.code, JSON.stringify(json)).toBe(0)
+  return json.data.map((r: any[]) => ({ killId: r[0], connId: r[1], user: r[2], sql: r[3], usec: r[4] }))
+}
+
+/**
+ * perf_queries lists a statement while it runs: a query whose large result the client reads
+ * slowly (one chunk, then nothing) is seen from other requests with its SQL, user and connection,
+ * until KILL QUERY stops it (its response is cut) and it leaves the list.
+ */
+export function perfCases(): Case[] {
+  const inserts: Case[] = []
+  // recent rows: the database's KEEP is 365 days by now (alterDatabaseCases)
+  const base = Date.now() - 3_600_000
+  for (let k = 0; k < BIG_ROWS / 5000; k++) {
+    const rows: string[] = []
+    for (let i = 0; i < 5000; i++) {
+      const n = k * 5000 + i
+      rows.push(`(${base + n}, ${n % 1000}, ${n % 7}, ${n % 13}, 'row${n % 97}')`)
+    }
+    inserts.push({ name: `fill stm.big ${k + 1}`, sql: `insert into stm.big values ${rows.join(' ')}`, expect: exec(5000) })
+  }
+  return [
+    { name: 'create table stm.big', sql: 'create table stm.big (ts timestamp, a int, b int, c int, s varchar(8))', expect: exec(0) },
+    ...inserts,
+    {
+      name: 'perf_queries and perf_connections list a running query; KILL QUERY stops it',
+      sql: 'select count(*) from stm.big',
+      expect: count(BIG_ROWS),
+      then: async (_json, base) => {
+        const slow = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: ROOT, 'User-Agent': 'stmts-test' }, body: SLOW })
+        expect(slow.status).toBe(200)
+        const reader = (slow.body as ReadableStream<Uint8Array>).getReader()
+        const first = await reader.read()
+        expect(first.done).toBe(false)
+        const listed = await running(base)
+        const mine = listed.find((q) => q.sql === SLOW)
+        expect(mine, JSON.stringify(listed)).toBeDefined()
+        expect(mine?.user).toBe('root')
+        expect(mine?.usec).toBeGreaterThanOrEqual(0)
+        // the perf_queries statement itself runs while it reads the list
+        expect(listed.some((q) => q.sql.includes('performance_schema.perf_queries'))).toBe(true)
+        // another user sees its own statements only
+        const other = await running(base, basic('stm_reader', PASS))
+        expect(other.length).toBeGreaterThan(0)
+        expect(other.every((q) => q.user === 'stm_reader')).toBe(true)
+        const conns = await sqlAt(base, 'select conn_id, user, app, end_point from performance_schema.perf_connections')
+        expect(conns.code).toBe(0)
+        const conn = conns.data.find((r: any[]) => r[0] === mine?.connId)
+        expect(conn, JSON.stringify(conns.data)).toBeDefined()
+        expect(conn[1]).toBe('root')
+        expect(conn[2]).toBe('stmts-test')
+        expect(conn[3]).toMatch(/:\d+$/)
+        expect(await sqlAt(base, `kill query '${mine?.killId}'`)).toEqual(exec(0))
+        // the killed query's response ends without its rows: cut, or closed with an error
+        let text = new TextDecoder().decode(first.value)
+        try {
+          for (;;) {
+            const r = await reader.read()
+            if (r.done) {
+              break
+            }
+            text += new TextDecoder().decode(r.value)
+          }
+        } catch {
+          // the server cut the body
+        }
+        let rows = -1
+        try {
+          rows = JSON.parse(text).rows
+        } catch {
+          // incomplete JSON: cut
+        }
+        expect(rows).not.toBe(BIG_ROWS)
+        for (let i = 0; i < 100 && (await running(base)).some((q) => q.sql === SLOW); i++) {
+          await new Promise((r) => setTimeout(r, 100))
+        }
+        expect((await running(base)).some((q) => q.sql === SLOW)).toBe(false)
+      },
+    },
+    { name: 'KILL QUERY of an unknown id is 780', sql: "kill query '0:999999'", expect: err(780, 'Invalid query id') },
+  ]
+}
+
 export function stmtsCases(): Case[] {
-  return [...dataset(), ...insertSelectCases(), ...deleteCases(), ...renameCases(), ...commentCases(), ...alterDatabaseCases()]
+  return [...dataset(), ...insertSelectCases(), ...deleteCases(), ...renameCases(), ...commentCases(), ...alterDatabaseCases(), ...perfCases()]
 }

@@ -5,7 +5,7 @@ import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'
 import { planSelect } from './plan-select.js'
-import type { SelectPlan } from './select-plan.js'
+import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { fillWindows } from './fill-windows.js'
 
 export interface SelectEnv {
@@ -17,6 +17,8 @@ export interface SelectEnv {
   preAggregate?: boolean
   /** see PlanEnv.windowNumbers */
   windowNumbers?: boolean
+  /** system tables besides information_schema's (performance_schema) */
+  moreSystemTables?: PlanEnv['systemTable']
 }
 
 /**
@@ -29,7 +31,7 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     dialect: env.storage.engine.dialect,
     ctx: env.ctx,
     nowMs: env.now?.() ?? Date.now(),
-    systemTable,
+    systemTable: env.moreSystemTables === undefined ? systemTable : (name, catalog, user) => env.moreSystemTables?.(name, catalog, user) ?? systemTable(name, catalog, user),
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
     ...(env.windowNumbers === undefined ? {} : { windowNumbers: env.windowNumbers }),
   })
