@@ -44,6 +44,13 @@ async function executeStatement(stmt: Statement, sql: string, ctx: SqlContext, e
       return { ...EXEC_ZERO }
     }
     case 'show':
+      if (stmt.show.what === 'other' && (stmt.show.object === 'connections' || stmt.show.object === 'queries')) {
+        // SHOW CONNECTIONS / SHOW QUERIES are performance_schema's tables
+        const t = perfTable(`perf_${stmt.show.object}`, activity, env.catalog, ctx.user)
+        if (t !== undefined) {
+          return { kind: 'rows', columns: t.columns, precision: 'ms', rows: (async function* () { yield t.rows })() }
+        }
+      }
       return executeShow(stmt.show, env.catalog, ctx)
     case 'describe':
       return describe(env.catalog, stmt.table, ctx)

@@ -184,6 +184,8 @@ export function renameCases(): Case[] {
     { name: 'RENAME COLUMN of a super table is 9801', sql: 'alter stable stm.st2 rename column v v2', check: code(9801) },
     { name: 'RENAME COLUMN of a child table is 9801', sql: 'alter table stm.k0 rename column v v2', check: code(9801) },
     { name: 'RENAME needs WRITE', sql: 'alter table stm.copy rename column val v', auth: basic('stm_reader', PASS), check: code(771) },
+    { name: 'INSERT SELECT from the table it writes overwrites its rows', sql: 'insert into stm.copy select ts, val * 2 from stm.copy', expect: exec(4) },
+    { name: 'the rows are doubled', sql: 'select count(*), sum(val) from stm.copy', expect: rowsOf([['count(*)', 'BIGINT', 8], ['sum(val)', 'BIGINT', 8]], [[4, 130]]) },
   ]
 }
 
@@ -349,6 +351,14 @@ export function perfCases(): Case[] {
           await new Promise((r) => setTimeout(r, 100))
         }
         expect((await running(base)).some((q) => q.sql === SLOW)).toBe(false)
+      },
+    },
+    {
+      name: 'SHOW QUERIES lists the running statements (itself)',
+      sql: 'show queries',
+      check: (json) => {
+        expect(json.column_meta[0]).toEqual(['kill_id', 'VARCHAR', 26])
+        expect(json.data.some((r: unknown[]) => r[12] === 'show queries')).toBe(true)
       },
     },
     { name: 'KILL QUERY of an unknown id is 780', sql: "kill query '0:999999'", expect: err(780, 'Invalid query id') },
