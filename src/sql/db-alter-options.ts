@@ -44,6 +44,29 @@ const RANGES: Readonly<Record<string, [number, number]>> = {
 
 const CACHEMODELS = new Set(['none', 'last_row', 'last_value', 'both'])
 
+/** KEEP: one to three durations (m, h, d; bare numbers are days) of 1 to 365000 days, not decreasing */
+function validKeep(text: string): boolean {
+  const parts = text.split(',')
+  if (parts.length > 3) {
+    return false
+  }
+  let last = 0
+  for (const part of parts) {
+    const m = /^\s*(\d+)\s*([mhd]?)\s*$/i.exec(part)
+    if (!m) {
+      return false
+    }
+    const n = Number(m[1])
+    const unit = m[2].toLowerCase()
+    const days = unit === 'm' ? n / 1440 : unit === 'h' ? n / 24 : n
+    if (days < 1 || days > 365000 || days < last) {
+      return false
+    }
+    last = days
+  }
+  return true
+}
+
 function invalid(name: string, v: string | number): TdError {
   return new TdError(TD.PAR_INVALID_DB_OPTION, `Invalid option ${name}: ${String(v)}`)
 }
@@ -61,6 +84,9 @@ export function checkAlterOptions(options: Record<string, string | number>): voi
       if (v === 3) {
         throw new TdError(TD.MND_NO_ENOUGH_DNODES, 'Out of dnodes')
       }
+    }
+    if (name === 'keep' && !validKeep(String(v))) {
+      throw invalid(name, v)
     }
     const range = RANGES[name]
     if (range !== undefined && (typeof v !== 'number' || v < range[0] || v > range[1])) {

@@ -253,6 +253,8 @@ export function alterDatabaseCases(): Case[] {
     { name: 'VGROUPS cannot be altered (9728)', sql: 'alter database stm vgroups 4', check: code(9728) },
     { name: 'an unknown CACHEMODEL is 9753', sql: "alter database stm cachemodel 'most'", check: code(9753) },
     { name: 'WAL_LEVEL 0 is 9753', sql: 'alter database stm wal_level 0', check: code(9753) },
+    { name: 'KEEP under a day is 9753', sql: 'alter database stm keep 60m', check: code(9753) },
+    { name: 'a decreasing KEEP list is 9753', sql: 'alter database stm keep 30d,20d,10d', check: code(9753) },
     { name: 'REPLICA 3 needs three dnodes (820)', sql: 'alter database stm replica 3', expect: err(820, 'Out of dnodes') },
     { name: 'ALTER DATABASE needs to own the database', sql: 'alter database stm cachesize 8', auth: basic('stm_reader', PASS), check: code(771) },
     {
