@@ -1,4 +1,5 @@
 import { ServerResponse } from 'node:http'
+import { sqlClient } from './sql-client.js'
 import type { Context } from 'hono'
 import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
@@ -201,7 +202,8 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   const done = finisher(deps, deadline, { reqId: reqId.reqId, user, db: defaultDb, sql }, held)
   let result: SqlResult
   try {
-    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: deadline.signal })
+    const client = sqlClient(c.env, c.req.header('User-Agent'))
+    result = await executeSeeingReplicas(deps, sql, { user: user, defaultDb, signal: deadline.signal, ...(client ? { client } : {}) })
   } catch (err) {
     done(err)
     logFailure(deps, err, reqId.reqId, 'rest sql failed')
@@ -266,7 +268,9 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
         // response instead of a well-formed, silently truncated one (taosAdapter's bug).
         // A timeout or a memory-gate cancel is expected (done() or the gate logged it); anything
         // else is ours.
-        if (!deadline.signal.aborted) {
+        // KILL QUERY is expected as well
+        const killed = err instanceof TdError && err.code === TD.TSC_QUERY_KILLED
+        if (!deadline.signal.aborted && !killed) {
           log.error({ err, reqId: reqId.reqId.toString() }, 'rest sql failed while streaming')
         }
         // Under @hono/node-server the socket is closed without the last chunk (every client then

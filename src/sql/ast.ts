@@ -1,6 +1,6 @@
 import type { PlainTuples } from './plain-tuples.js'
 import type { DbPrivilege, TdType } from '../storage/td-types.js'
-import type { SelectStmt } from './select/ast.js'
+import type { Expr, SelectStmt } from './select/ast.js'
 import type { Span, ValueExpr } from './value-expr.js'
 
 /**
@@ -59,6 +59,8 @@ export interface InsertTarget {
   plain?: PlainTuples
   /** the tuples after those */
   rows: ValueExpr[][]
+  /** `INSERT INTO tb [(cols)] SELECT ...`: the rows come from this query (rows/plain are empty) */
+  select?: SelectStmt
 }
 
 export type AlterAction =
@@ -142,3 +144,6 @@ export type Statement =
   | { type: 'grant' | 'revoke'; privileges: DbPrivilege[]; db: string; user: string }
   | { type: 'show'; show: ShowStmt }
   | { type: 'describe'; table: TableRef }
+  | { type: 'delete'; table: TableRef; where?: Expr }
+  /** KILL QUERY 'kill_id' (performance_schema.perf_queries.kill_id) */
+  | { type: 'killQuery'; id: string }

@@ -6,6 +6,7 @@ import { TD, TdError, dbNotExist, tableNotExist } from '../td-error.js'
 import type { ExecEnv } from './exec-env.js'
 import type { SqlContext } from './result.js'
 import { checkIdentifier } from './check-identifier.js'
+import { checkAlterOptions } from './db-alter-options.js'
 import { convertTag, toColumnDef, toSchema, ValueError, type ValueContext } from './types.js'
 
 /**
@@ -121,9 +122,13 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
       }
       return
     case 'alterDatabase':
+      // stored and shown (ins_databases, SHOW CREATE DATABASE); storage itself needs none of them
+      requireManageDatabase(catalog, ctx.user, requireDb(catalog, stmt.name))
+      checkAlterOptions(stmt.options)
+      await catalog.alterDatabase(stmt.name, stmt.options)
+      return
     case 'databaseMaintenance':
-      // accepted and without effect: the interface is stateless and storage needs no maintenance;
-      // ALTER DATABASE options are not persisted (the Catalog contract has no alter method)
+      // accepted and without effect: storage needs no maintenance
       requireManageDatabase(catalog, ctx.user, requireDb(catalog, stmt.name))
       return
     case 'createStable': {
@@ -134,6 +139,7 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
       if (schema.tags.length === 0) {
         throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "" (a super table needs at least one tag)')
       }
+      checkComment(stmt.comment)
       await catalog.createStable(db, stmt.table.name, schema.columns, schema.tags, stmt.ifNotExists, stmt.comment)
       return
     }
@@ -144,7 +150,8 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
         checkIdentifier(clause.table.name, 192)
         if (clause.kind === 'normal') {
           const schema = toSchema(clause.columns, undefined)
-          await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl)
+          checkComment(clause.comment)
+          await catalog.createNormalTable(db, clause.table.name, schema.columns, clause.ifNotExists, clause.ttl, clause.comment)
           continue
         }
         // the spec: every unprefixed name resolves against the URL database only
@@ -157,7 +164,8 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
           throw tableNotExist(clause.using.stable.name)
         }
         const tags = usingTags(sql, st, clause.using, { sql, precision: dbInfo.precision, nowMs: env.now() })
-        await catalog.createChildTable(db, clause.table.name, st.name, tags, clause.ifNotExists, clause.ttl)
+        checkComment(clause.comment)
+        await catalog.createChildTable(db, clause.table.name, st.name, tags, clause.ifNotExists, clause.ttl, clause.comment)
       }
       return
     case 'dropTables':
@@ -183,6 +191,24 @@ export async function executeDdl(stmt: Ddl, sql: string, ctx: SqlContext, env: E
     case 'alterTable':
       await alterTable(stmt.target, stmt.table, stmt.action, sql, ctx, env)
       return
+  }
+}
+
+/** longest table comment TDengine keeps (TSDB_TB_COMMENT_LEN - 1) */
+const MAX_COMMENT_BYTES = 1024
+
+/** 9806 `Comment too long` past TDengine's limit */
+export function checkComment(comment: string | undefined): void {
+  if (comment !== undefined && Buffer.byteLength(comment) > MAX_COMMENT_BYTES) {
+    throw new TdError(TD.PAR_COMMENT_TOO_LONG, 'Comment too long')
+  }
+}
+
+/** ALTER ... COMMENT 'x' (TTL and KEEP are accepted without effect) */
+async function setComment(catalog: Catalog, db: string, name: string, options: Record<string, string | number>): Promise<void> {
+  if (options.comment !== undefined) {
+    checkComment(String(options.comment))
+    await catalog.setComment(db, name, String(options.comment))
   }
 }
 
@@ -250,7 +276,14 @@ async function alterTable(
         await catalog.widenColumn(db, st.name, def.name, def.length)
         return
       }
+      case 'renameTag':
+        checkIdentifier(action.to, 64)
+        await catalog.renameColumn(db, st.name, action.from, action.to, true)
+        return
+      case 'renameColumn':
+        throw invalidAlter('Rename column only available for normal table')
       case 'options':
+        await setComment(catalog, db, st.name, action.options)
         return
       default:
         throw invalidAlter(`${action.kind} is not supported on a super table`)
@@ -295,7 +328,15 @@ async function alterTable(
       await catalog.widenColumn(db, table.name, def.name, def.length)
       return
     }
+    case 'renameColumn':
+      if (table.kind === 'child') {
+        throw invalidAlter('Rename column only available for normal table')
+      }
+      checkIdentifier(action.to, 64)
+      await catalog.renameColumn(db, table.name, action.from, action.to, false)
+      return
     case 'options':
+      await setComment(catalog, db, table.name, action.options)
       return
     default:
       throw invalidAlter(`${action.kind} is not supported on a ${table.kind} table`)

@@ -4,6 +4,7 @@ import type { Cursor } from './cursor.js'
 import { expect01, expectInt, expectString, ifExists, ifNotExists, parseTableRef, prev, span } from './parse-common.js'
 import { parseUsing, parseValue } from './parse-values.js'
 import type { ValueExpr } from './value-expr.js'
+import { ALTERABLE_DB_OPTIONS } from './db-alter-options.js'
 
 /** CREATE, DROP and ALTER of databases, super tables, tables and users. */
 
@@ -61,13 +62,13 @@ function durationText(c: Cursor): string {
   throw c.error()
 }
 
-function parseDbOptions(c: Cursor): Record<string, string | number> {
+function parseDbOptions(c: Cursor, allowed?: ReadonlySet<string>): Record<string, string | number> {
   const options: Record<string, string | number> = {}
   while (c.atIdent()) {
     const t = c.peek()
     const name = t.kind === 'ident' ? t.value : ''
     const kind = DB_OPTIONS[name]
-    if (kind === undefined) {
+    if (kind === undefined || (allowed !== undefined && !allowed.has(name))) {
       throw c.error()
     }
     c.next()
@@ -287,7 +288,8 @@ export function parseDrop(c: Cursor): Statement {
 export function parseAlter(c: Cursor): Statement {
   if (c.acceptKeyword('DATABASE')) {
     const name = c.expectIdent().name
-    const options = parseDbOptions(c)
+    // only the options TDengine lets ALTER change; the others are a syntax error there too
+    const options = parseDbOptions(c, ALTERABLE_DB_OPTIONS)
     if (Object.keys(options).length === 0) {
       throw c.error()
     }

@@ -3,6 +3,7 @@ import type { Cursor } from './cursor.js'
 import { parseTableRef, span } from './parse-common.js'
 import { insertError, parseUsing, parseValue } from './parse-values.js'
 import type { Span, ValueExpr } from './value-expr.js'
+import { parseSelect } from './select/parse-select.js'
 
 /** INSERT INTO: targets with optional USING and column lists, then VALUES tuples. */
 
@@ -11,7 +12,7 @@ export function parseInsert(c: Cursor): Statement {
   const targets: InsertTarget[] = []
   do {
     targets.push(parseInsertTarget(c))
-  } while (c.atIdent())
+  } while (c.atIdent() && targets[targets.length - 1].select === undefined)
   return { type: 'insert', targets }
 }
 
@@ -39,8 +40,13 @@ function parseInsertTarget(c: Cursor): InsertTarget {
     target.using = parseUsing(c, true)
   }
   const kw = c.peek()
+  if (c.atKeyword('SELECT') && target.using === undefined) {
+    // INSERT INTO tb [(cols)] subquery: one target, the query runs to its end
+    target.select = parseSelect(c)
+    return target
+  }
   if (c.atKeyword('SELECT') || c.atKeyword('FILE')) {
-    throw insertError(c.sql, kw.start, kw.value.toUpperCase() === 'SELECT' ? 'INSERT ... SELECT is not supported' : 'INSERT ... FILE is not supported over REST')
+    throw insertError(c.sql, kw.start, kw.value.toUpperCase() === 'SELECT' ? 'INSERT ... USING ... SELECT is not supported' : 'INSERT ... FILE is not supported over REST')
   }
   if (!c.acceptKeyword('VALUES')) {
     throw insertError(c.sql, kw.start, 'keyword VALUES or FILE is expected')

@@ -1,12 +1,13 @@
 import type { Statement } from './ast.js'
 import { Cursor } from './cursor.js'
 import { tokenize } from './lexer.js'
-import { parseTableRef } from './parse-common.js'
+import { expectString, parseTableRef } from './parse-common.js'
 import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js'
 import { parseGrant } from './parse-grant.js'
 import { parseInsert } from './parse-insert.js'
 import { parseShow } from './parse-show.js'
 import { parseSelect } from './select/parse-select.js'
+import { parseExpr } from './select/expr.js'
 
 /**
  * Recursive-descent parser for one TDengine statement (sql-dialect.md sections 2-4, 7). SELECT is
@@ -54,6 +55,15 @@ function parseOne(c: Cursor): Statement {
   }
   if (c.acceptKeyword('INSERT')) {
     return parseInsert(c)
+  }
+  if (c.acceptKeyword('DELETE')) {
+    c.expectKeyword('FROM')
+    const table = parseTableRef(c)
+    return c.acceptKeyword('WHERE') ? { type: 'delete', table, where: parseExpr(c) } : { type: 'delete', table }
+  }
+  if (c.acceptKeyword('KILL')) {
+    c.expectKeyword('QUERY')
+    return { type: 'killQuery', id: expectString(c) }
   }
   if (c.acceptKeyword('GRANT')) {
     return parseGrant(c, 'grant')

@@ -34,6 +34,20 @@ export interface SqlContext {
   user: string
   defaultDb?: string
   signal?: AbortSignal
+  /** the client connection, for performance_schema (absent for internal callers) */
+  client?: SqlClient
+}
+
+/** A client connection as performance_schema names it. */
+export interface SqlClient {
+  /** stable for the connection's life, unique in the process */
+  connId: number
+  /** `address:port` */
+  endpoint: string
+  /** the client's name (User-Agent) */
+  app?: string
+  /** registers a callback run once when the connection closes */
+  onClose?(cb: () => void): void
 }
 
 /** Runs one TDengine-dialect statement. Throws `TdError` for database errors. */

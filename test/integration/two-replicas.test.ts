@@ -188,6 +188,37 @@ describe('two adapter replicas on one PostgreSQL', () => {
     })
   })
 
+  it('RENAME, COMMENT and ALTER DATABASE through one replica are seen by the other; DELETE through either', async () => {
+    await sqlOk(A().base, 'CREATE DATABASE rn')
+    await sqlOk(A().base, 'CREATE STABLE rn.m (ts TIMESTAMP, v DOUBLE) TAGS (k INT)')
+    await sqlOk(A().base, `INSERT INTO rn.c1 USING rn.m TAGS (1) VALUES (${T0}, 1)`)
+    await sqlOk(A().base, 'CREATE TABLE rn.n (ts TIMESTAMP, x INT)')
+    await sqlOk(A().base, `INSERT INTO rn.n VALUES (${T0}, 5)`)
+    // B has the old names cached
+    expect((await sqlOk(B().base, 'SELECT k FROM rn.m')).json.data).toEqual([[1]])
+    expect((await sqlOk(B().base, 'SELECT x FROM rn.n')).json.data).toEqual([[5]])
+    await sqlOk(A().base, 'ALTER STABLE rn.m RENAME TAG k kk')
+    await sqlOk(A().base, 'ALTER TABLE rn.n RENAME COLUMN x y')
+    await sqlOk(A().base, "ALTER TABLE rn.n COMMENT 'hello'")
+    await sqlOk(A().base, "ALTER DATABASE rn CACHEMODEL 'both' WAL_LEVEL 2")
+    await eventually(async () => {
+      expect((await sqlOk(B().base, 'SELECT tbname, kk FROM rn.m')).json.data).toEqual([['c1', 1]])
+      expect((await sqlOk(B().base, 'SELECT y FROM rn.n')).json.data).toEqual([[5]])
+      const t = await sqlOk(B().base, "SELECT table_comment FROM information_schema.ins_tables WHERE db_name = 'rn' AND table_name = 'n'")
+      expect(t.json.data).toEqual([['hello']])
+      const d = await sqlOk(B().base, "SELECT cachemodel, wal_level FROM information_schema.ins_databases WHERE name = 'rn'")
+      expect(d.json.data).toEqual([['both', 2]])
+    })
+    // B writes under the new tag name; A reads it, deletes through A are seen by B
+    await sqlOk(B().base, `INSERT INTO rn.m (tbname, kk, ts, v) VALUES ('c2', 2, ${T0}, 2)`)
+    expect((await sqlOk(A().base, 'SELECT tbname, kk, v FROM rn.m ORDER BY kk')).json.data).toEqual([
+      ['c1', 1, 1],
+      ['c2', 2, 2],
+    ])
+    expect((await sqlOk(A().base, 'DELETE FROM rn.m WHERE kk = 2')).json.data).toEqual([[1]])
+    expect((await sqlOk(B().base, 'SELECT count(*) FROM rn.m')).json.data).toEqual([[1]])
+  })
+
   it('a restarted replica serves everything the other wrote meanwhile', async () => {
     await B().stop()
     await sqlOk(A().base, `INSERT INTO w.a2 USING w.m TAGS (3) (ts, v) VALUES (${T0}, 100)`)

@@ -17,6 +17,7 @@ import { privilegeCases } from './privilege-cases.js'
 import { windowsCases } from './cases-windows.js'
 import { interpCases } from './cases-interp.js'
 import { calendarCases } from './cases-calendar.js'
+import { stmtsCases } from './cases-stmts.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -48,6 +49,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],
+        ['statements (DELETE, INSERT ... SELECT, RENAME, COMMENT, ALTER DATABASE, performance_schema)', stmtsCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {

@@ -3,7 +3,7 @@ import { TD, TdError } from '../../td-error.js'
 import { verifyQueue } from './credential-cache.js'
 import { checkPassword, hashPassword } from './passwords.js'
 import type { UserRecord } from './row-codecs.js'
-import { TableDdl } from './table-ddl.js'
+import { AlterDdl } from './alter-ddl.js'
 import type { LoadableCatalog } from './types.js'
 
 /**
@@ -14,7 +14,7 @@ import type { LoadableCatalog } from './types.js'
 /** the database name of a grant `ON *.*` */
 export const ALL_DATABASES = '*'
 
-export class SqlCatalog extends TableDdl implements LoadableCatalog {
+export class SqlCatalog extends AlterDdl implements LoadableCatalog {
   // ---- lookups -------------------------------------------------------------------------------
 
   listDatabases(): DatabaseInfo[] {

@@ -27,13 +27,14 @@ export abstract class TableDdl extends StableDdl {
     tags: Record<string, TagValue>,
     ifNotExists: boolean,
     ttl = 0,
+    comment?: string,
   ): Promise<TableInfo> {
     // fast path without the lock: auto-creating inserts hit existing children most of the time
     const existing = this.tables.get(db)?.get(name)
     if (existing && ifNotExists) {
       return existing
     }
-    const [info] = await this.createChildTables(db, [{ name, stable, tags, ttl }], ifNotExists)
+    const [info] = await this.createChildTables(db, [{ name, stable, tags, ttl, ...(comment !== undefined ? { comment } : {}) }], ifNotExists)
     return info
   }
 
@@ -80,6 +81,9 @@ export abstract class TableDdl extends StableDdl {
           ttl: spec.ttl ?? 0,
           createdAt: Date.now(),
         }
+        if (spec.comment !== undefined) {
+          info.comment = spec.comment
+        }
         pending.set(spec.name, info)
         fresh.push(info)
         out.push(info)
@@ -121,7 +125,7 @@ export abstract class TableDdl extends StableDdl {
               await tx.exec(head + values.join(', '))
             }
           }
-          const rows = fresh.map((info) => [db, info.name, 'child', info.tid, info.stable as string, encodeTags(info.tags ?? {}), null, info.ttl, info.createdAt, null])
+          const rows = fresh.map((info) => [db, info.name, 'child', info.tid, info.stable as string, encodeTags(info.tags ?? {}), null, info.ttl, info.createdAt, info.comment ?? null])
           if (tx.insertRows !== undefined) {
             await tx.insertRows(this.d.catalogSchema, 'tables', TABLES_COLUMNS, rows)
           } else {
@@ -163,6 +167,7 @@ export abstract class TableDdl extends StableDdl {
     columns: ColumnDef[],
     ifNotExists: boolean,
     ttl = 0,
+    comment?: string,
   ): Promise<TableInfo> {
     if (columns.length === 0 || columns[0].type !== 'TIMESTAMP') {
       throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
@@ -183,6 +188,9 @@ export abstract class TableDdl extends StableDdl {
       const key = `${db}\u0000`
       const tid = this.allocTid(key)
       const info: TableInfo = { db, name: ownedString(name), kind: 'normal', tid, columns: ownedColumns(columns), ttl, createdAt: Date.now() }
+      if (comment !== undefined) {
+        info.comment = comment
+      }
       try {
         await this.engine.transaction(async (tx) => {
           await tx.exec(
@@ -190,7 +198,7 @@ export abstract class TableDdl extends StableDdl {
           )
           await this.afterCreateDataTable(tx, db, name, columns[0].name)
           await tx.exec(
-            `INSERT INTO ${this.cat('tables')} (${TABLES_COLUMNS.join(', ')}) VALUES ${this.rowLiteral([db, name, 'normal', tid, null, null, JSON.stringify(info.columns), ttl, info.createdAt, null])}`,
+            `INSERT INTO ${this.cat('tables')} (${TABLES_COLUMNS.join(', ')}) VALUES ${this.rowLiteral([db, name, 'normal', tid, null, null, JSON.stringify(info.columns), ttl, info.createdAt, comment ?? null])}`,
           )
         })
       } catch (err) {

@@ -8,6 +8,7 @@ export interface ChildTableSpec {
   stable: string
   tags: Record<string, TagValue>
   ttl?: number
+  comment?: string
 }
 
 /**
@@ -71,6 +72,7 @@ export interface Catalog {
     tags: Record<string, TagValue>,
     ifNotExists: boolean,
     ttl?: number,
+    comment?: string,
   ): Promise<TableInfo>
   /**
    * Creates many children in one transaction (one statement per 500 rows), all or none; returns
@@ -84,11 +86,18 @@ export interface Catalog {
     columns: ColumnDef[],
     ifNotExists: boolean,
     ttl?: number,
+    comment?: string,
   ): Promise<TableInfo>
   dropTable(db: string, name: string, ifExists: boolean): Promise<void>
   setTags(db: string, child: string, tags: Record<string, TagValue>): Promise<void>
   addTableColumn(db: string, table: string, col: ColumnDef): Promise<void>
   dropTableColumn(db: string, table: string, name: string): Promise<void>
+  /** RENAME TAG of a super table (isTag) or RENAME COLUMN of a normal table */
+  renameColumn(db: string, table: string, from: string, to: string, isTag: boolean): Promise<void>
+  /** COMMENT of a super table or table */
+  setComment(db: string, name: string, comment: string): Promise<void>
+  /** ALTER DATABASE: merges options (lower-case name -> value) into the stored ones */
+  alterDatabase(name: string, options: Record<string, string | number>): Promise<void>
 
   // users (passwords hashed with scrypt, never stored or logged in clear)
   listUsers(): UserInfo[]

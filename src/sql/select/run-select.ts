@@ -18,6 +18,8 @@ export interface SelectEnv {
   preAggregate?: boolean
   /** see PlanEnv.windowNumbers */
   windowNumbers?: boolean
+  /** system tables besides information_schema's (performance_schema) */
+  moreSystemTables?: PlanEnv['systemTable']
 }
 
 /**
@@ -30,7 +32,7 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     dialect: env.storage.engine.dialect,
     ctx: env.ctx,
     nowMs: env.now?.() ?? Date.now(),
-    systemTable,
+    systemTable: env.moreSystemTables === undefined ? systemTable : (name, catalog, user) => env.moreSystemTables?.(name, catalog, user) ?? systemTable(name, catalog, user),
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
     ...(env.windowNumbers === undefined ? {} : { windowNumbers: env.windowNumbers }),
   }
