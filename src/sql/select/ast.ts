@@ -30,6 +30,8 @@ export type Expr =
   | { kind: 'isNull'; expr: Expr; not: boolean }
   | { kind: 'case'; operand?: Expr; whens: { when: Expr; then: Expr }[]; else?: Expr }
   | { kind: 'cast'; expr: Expr; type: { name: string; length?: number } }
+  /** JSON tag member `expr->'key'` (op '->') or key test `expr CONTAINS 'key'` */
+  | { kind: 'json'; op: '->' | 'contains'; expr: Expr; key: string }
 
 export type BinaryOp =
   | 'OR'
