@@ -99,4 +99,6 @@ export interface SelectStmt {
   orderBy: OrderItem[]
   limit?: LimitClause
   slimit?: LimitClause
+  /** `UNION [ALL]` members after this one; orderBy/limit/slimit then apply to the whole union */
+  setOps?: { all: boolean; select: SelectStmt }[]
 }

@@ -19,6 +19,59 @@ import { parseExpr } from './expr.js'
  * first token it cannot use (the caller checks for `;`/end of input). Throws TdError 9728/9729.
  */
 export function parseSelect(c: Cursor): SelectStmt {
+  return parseUnionTail(c, parseSelectCore(c))
+}
+
+/**
+ * `head UNION [ALL] member ...`: members are plain or parenthesised SELECTs; the ORDER BY,
+ * SLIMIT and LIMIT after the last plain member belong to the whole union.
+ */
+export function parseUnionTail(c: Cursor, head: SelectStmt): SelectStmt {
+  if (!c.atKeyword('UNION')) {
+    return head
+  }
+  const setOps: NonNullable<SelectStmt['setOps']> = []
+  let last = head
+  let lastParen = false
+  while (c.atKeyword('UNION')) {
+    if (!lastParen && (last.orderBy.length > 0 || last.limit !== undefined || last.slimit !== undefined)) {
+      throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "union" (ORDER BY and LIMIT of a UNION member need parentheses)`)
+    }
+    c.next()
+    const all = c.acceptKeyword('ALL')
+    lastParen = c.at('(')
+    if (lastParen) {
+      c.next()
+      c.enter()
+      last = parseSelectCore(c)
+      c.expect(')')
+      c.leave()
+    } else {
+      last = parseSelectCore(c)
+    }
+    setOps.push({ all, select: last })
+  }
+  const out: SelectStmt = { ...head, setOps, orderBy: [], partitionBy: head.partitionBy }
+  delete out.limit
+  delete out.slimit
+  if (lastParen) {
+    parseOrderLimit(c, out)
+  } else {
+    out.orderBy = last.orderBy
+    if (last.limit !== undefined) {
+      out.limit = last.limit
+    }
+    if (last.slimit !== undefined) {
+      out.slimit = last.slimit
+    }
+    last.orderBy = []
+    delete last.limit
+    delete last.slimit
+  }
+  return out
+}
+
+function parseSelectCore(c: Cursor): SelectStmt {
   c.expectKeyword('SELECT')
   const stmt: SelectStmt = { kind: 'select', distinct: false, items: [], partitionBy: [], groupBy: [], orderBy: [] }
   if (c.acceptKeyword('DISTINCT')) {
@@ -66,6 +119,11 @@ export function parseSelect(c: Cursor): SelectStmt {
   if (stmt.having === undefined && c.acceptKeyword('HAVING')) {
     stmt.having = parseExpr(c)
   }
+  parseOrderLimit(c, stmt)
+  return stmt
+}
+
+function parseOrderLimit(c: Cursor, stmt: SelectStmt): void {
   if (c.atKeyword('ORDER')) {
     c.next()
     c.expectKeyword('BY')
@@ -82,7 +140,6 @@ export function parseSelect(c: Cursor): SelectStmt {
       stmt.limit = parseLimit(c, 'OFFSET')
     }
   }
-  return stmt
 }
 
 function parseExprList(c: Cursor): Expr[] {

@@ -5,6 +5,7 @@ import { grouping } from './plan-grouping.js'
 import { selectList } from './plan-output.js'
 import { scanQuery } from './plan-scan.js'
 import { queryShape } from './query-shape.js'
+import { planUnion } from './plan-union.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { resolveSource } from './sources.js'
 import { SqlWriter } from './sql-writer.js'
@@ -15,6 +16,9 @@ import { SqlWriter } from './sql-writer.js'
  * a bad statement's errors surface and hoisted aggregates are numbered (`__a0`, `__a1`...).
  */
 export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
+  if (stmt.setOps !== undefined) {
+    return planUnion(stmt, env, (member) => planSelect(member, env))
+  }
   const w = new SqlWriter(env.dialect)
   // FROM: the table, system table or subquery read, and its columns
   const src = resolveSource(stmt, env, w, (inner) => planSelect(inner, env))
