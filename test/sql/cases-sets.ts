@@ -19,7 +19,7 @@ const T = (s: number): string => `2021-07-13T00:00:0${s}.000Z`
 const V: [string, string, number] = ['v', 'INT', 4]
 
 export function setsCases(): Case[] {
-  return [...setupCases(), ...jsonCases(), ...unionCases()]
+  return [...setupCases(), ...jsonCases(), ...unionCases(), ...joinCases()]
 }
 
 function setupCases(): Case[] {
@@ -143,5 +143,137 @@ function unionCases(): Case[] {
     },
     { name: 'union ORDER BY a column that is not in the result is 9730', sql: 'select x from sets.na union all select x from sets.nb order by s', expect: err(9730, expect.any(String)) },
     { name: 'plain select is unchanged by the union parser', sql: 'select x from sets.na order by x desc limit 1', expect: rowsOf([X], [[3]]) },
+  ]
+}
+
+const TS: [string, string, number] = ['ts', 'TIMESTAMP', 8]
+const XB: [string, string, number] = ['x', 'BIGINT', 8]
+
+/** na: 1 1a, 2 2b, 3 3NULL; nb: 2 20b, 3 30c, 5 50e (seconds of 2021-07-13T00:00:0s) */
+function joinCases(): Case[] {
+  return [
+    {
+      name: 'join: inner JOIN ON a.ts = b.ts',
+      sql: 'select a.ts, a.x, b.x from sets.na a join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([TS, X, XB], [[T(2), 2, 20], [T(3), 3, 30]]),
+    },
+    {
+      name: 'join: INNER JOIN with an extra condition in ON',
+      sql: 'select a.x, b.x from sets.na a inner join sets.nb b on a.ts = b.ts and b.x > 25',
+      expect: rowsOf([X, XB], [[3, 30]]),
+    },
+    {
+      name: 'join: comma join with the condition in WHERE',
+      sql: 'select a.x, b.s from sets.na a, sets.nb b where a.ts = b.ts and a.x >= 2 order by a.x desc',
+      expect: rowsOf([X, ['s', 'VARCHAR', 4]], [[3, 'c'], [2, 'b']]),
+    },
+    {
+      name: 'join: table names as qualifiers, JOIN without ON but WHERE',
+      sql: 'select na.x, nb.x from sets.na join sets.nb where na.ts = nb.ts order by na.ts',
+      expect: rowsOf([X, XB], [[2, 20], [3, 30]]),
+    },
+    {
+      name: 'join: LEFT JOIN keeps unmatched left rows with NULLs',
+      sql: 'select a.ts, a.x, b.x from sets.na a left join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([TS, X, XB], [[T(1), 1, null], [T(2), 2, 20], [T(3), 3, 30]]),
+    },
+    {
+      name: 'join: LEFT OUTER JOIN with a right-side condition in ON',
+      sql: 'select a.x, b.x from sets.na a left outer join sets.nb b on a.ts = b.ts and b.x > 25',
+      expect: rowsOf([X, XB], [[1, null], [2, null], [3, 30]]),
+    },
+    {
+      name: 'join: RIGHT JOIN is driven by the right table',
+      sql: 'select b.ts, a.x, b.x from sets.na a right join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([TS, X, XB], [[T(2), 2, 20], [T(3), 3, 30], [T(5), null, 50]]),
+    },
+    {
+      name: 'join: FULL JOIN',
+      sql: 'select a.x, b.x from sets.na a full join sets.nb b on a.ts = b.ts order by a.x, b.x',
+      expect: rowsOf([X, XB], [[1, null], [2, 20], [3, 30], [null, 50]]),
+    },
+    {
+      name: 'join: select * lists both tables, a.* one',
+      sql: 'select * from sets.na a join sets.nb b on a.ts = b.ts where a.x = 2',
+      expect: rowsOf([TS, X, ['s', 'VARCHAR', 8], TS, XB, ['s', 'VARCHAR', 4]], [[T(2), 2, 'b', T(2), 20, 'b']]),
+      then: async (_json, base) => {
+        const res = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: 'Basic cm9vdDp0YW9zZGF0YQ==' }, body: 'select b.* from sets.na a join sets.nb b on a.ts = b.ts where a.x = 2' })
+        expect(await res.json()).toEqual(rowsOf([TS, XB, ['s', 'VARCHAR', 4]], [[T(2), 20, 'b']]))
+      },
+    },
+    {
+      name: 'join: aggregate over a join',
+      sql: 'select count(*), sum(a.x + b.x) from sets.na a join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([['count(*)', 'BIGINT', 8], ['sum(a.x + b.x)', 'DOUBLE', 8]], [[2, 55]]),
+    },
+    {
+      name: 'join: LEFT SEMI JOIN returns left rows that have a match',
+      sql: 'select a.ts, a.x from sets.na a left semi join sets.nb b on a.ts = b.ts and b.x > 25',
+      expect: rowsOf([TS, X], [[T(3), 3]]),
+    },
+    {
+      name: 'join: LEFT ANTI JOIN returns left rows without a match, right side NULL',
+      sql: 'select a.ts, a.x, b.x from sets.na a left anti join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([TS, X, XB], [[T(1), 1, null]]),
+    },
+    {
+      name: 'join: RIGHT ANTI JOIN',
+      sql: 'select b.ts, b.x from sets.na a right anti join sets.nb b on a.ts = b.ts',
+      expect: rowsOf([TS, XB], [[T(5), 50]]),
+    },
+    {
+      name: 'join: LEFT ASOF JOIN (default rule: the closest right row at or before)',
+      sql: 'select b.ts, b.x, a.x from sets.nb b left asof join sets.na a',
+      expect: rowsOf([TS, XB, X], [[T(2), 20, 2], [T(3), 30, 3], [T(5), 50, 3]]),
+    },
+    {
+      name: 'join: LEFT ASOF JOIN ON a.ts < b.ts (closest strictly after)',
+      sql: 'select a.ts, a.x, b.x from sets.na a left asof join sets.nb b on a.ts < b.ts',
+      expect: rowsOf([TS, X, XB], [[T(1), 1, 20], [T(2), 2, 30], [T(3), 3, 50]]),
+    },
+    {
+      name: 'join: LEFT ASOF JOIN with JLIMIT 2',
+      sql: 'select a.x, b.x from sets.na a left asof join sets.nb b on a.ts <= b.ts jlimit 2 order by a.x, b.x',
+      expect: rowsOf([X, XB], [[1, 20], [1, 30], [2, 20], [2, 30], [3, 30], [3, 50]]),
+    },
+    {
+      name: 'join: LEFT WINDOW JOIN rows within the window',
+      sql: 'select a.x, b.x from sets.na a left window join sets.nb b window_offset(-1s, 0s) order by a.x, b.x',
+      expect: rowsOf([X, XB], [[1, null], [2, 20], [3, 20], [3, 30]]),
+    },
+    {
+      name: 'join: LEFT WINDOW JOIN with aggregates per window',
+      sql: 'select a.ts, a.x, count(b.x), sum(b.x) from sets.na a left window join sets.nb b window_offset(-1s, 2s)',
+      expect: rowsOf([TS, X, ['count(b.x)', 'BIGINT', 8], ['sum(b.x)', 'BIGINT', 8]], [[T(1), 1, 2, 50], [T(2), 2, 2, 50], [T(3), 3, 3, 100]]),
+    },
+    {
+      name: 'join: super tables joined on the timestamp and a tag',
+      sql: "select a.tbname, b.tbname from sets.js a join sets.js b on a.ts = b.ts and a.info->'k1' = b.info->'k1' order by a.v",
+      expect: rowsOf([['tbname', 'VARCHAR', expect.any(Number)], ['tbname', 'VARCHAR', expect.any(Number)]], [['j1', 'j1'], ['j2', 'j2']]),
+    },
+    {
+      name: 'join: child table joined with a normal table',
+      sql: 'select j.v, n.x from sets.j2 j join sets.na n on j.ts = n.ts',
+      expect: rowsOf([V, X], [[2, 2]]),
+    },
+    {
+      name: 'join: a FROM subquery joined on its timestamp',
+      sql: 'select a.x, q.y from sets.na a join (select ts, x * 2 as y from sets.nb) q on a.ts = q.ts',
+      expect: rowsOf([X, ['y', 'DOUBLE', 8]], [[2, 40], [3, 60]]),
+    },
+    {
+      name: 'join: three tables, inner',
+      sql: 'select a.x, b.x, c.v from sets.na a, sets.nb b, sets.j3 c where a.ts = b.ts and b.ts = c.ts',
+      expect: rowsOf([X, XB, V], [[3, 30, 3]]),
+    },
+    { name: 'join: no timestamp equality is 9985', sql: 'select a.x from sets.na a join sets.nb b on a.x = b.x', expect: err(9985, 'primary timestamp equal condition is expected in join conditions') },
+    { name: 'join: LEFT JOIN without timestamp equality is 9985', sql: 'select a.x from sets.na a left join sets.nb b on a.ts > b.ts', expect: err(9985, expect.any(String)) },
+    { name: 'join: comma join without a condition is 9986', sql: 'select a.x from sets.na a, sets.nb b', expect: err(9986, 'not support cross join') },
+    { name: 'join: the same alias twice is 9827', sql: 'select a.x from sets.na a join sets.nb a on a.ts = a.ts', expect: err(9827, 'Not unique table/alias') },
+    {
+      name: 'join: ASOF ON with a non-equality grouping condition is 9987',
+      sql: 'select a.x from sets.na a left asof join sets.nb b on a.ts >= b.ts and a.x > b.x',
+      expect: err(9987, 'Not supported join conditions'),
+    },
   ]
 }

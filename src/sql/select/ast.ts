@@ -63,6 +63,36 @@ export interface SelectItem {
 export type FromItem =
   | { kind: 'table'; db?: string; name: string; alias?: string }
   | { kind: 'subquery'; select: SelectStmt; alias?: string }
+  | JoinItem
+
+/** `comma` is `FROM a, b` (conditions in WHERE); see join-source.ts for the others */
+export type JoinType =
+  | 'comma'
+  | 'inner'
+  | 'left'
+  | 'right'
+  | 'full'
+  | 'left semi'
+  | 'right semi'
+  | 'left anti'
+  | 'right anti'
+  | 'left asof'
+  | 'right asof'
+  | 'left window'
+  | 'right window'
+
+export interface JoinItem {
+  kind: 'join'
+  type: JoinType
+  left: FromItem
+  right: FromItem
+  on?: Expr
+  /** ASOF and WINDOW joins: matches per row */
+  jlimit?: number
+  /** WINDOW joins: the window around each driving row's timestamp */
+  windowOffset?: [Duration, Duration]
+  alias?: undefined
+}
 
 export type FillMode = 'none' | 'null' | 'value' | 'prev' | 'next' | 'linear'
 

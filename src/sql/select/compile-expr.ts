@@ -25,7 +25,8 @@ export function lookup(e: Expr & { kind: 'col' }, ctx: CompileCtx): Ref {
   if (e.table !== undefined && !ctx.qualifiers.has(e.table)) {
     throw invalidColumn(`${e.table}.${e.name}`)
   }
-  const direct = ctx.scope.get(e.name)
+  // a join's columns are in scope as `qualifier.name`
+  const direct = (e.table === undefined ? undefined : ctx.scope.get(`${e.table}.${e.name}`)) ?? ctx.scope.get(e.name)
   if (direct !== undefined) {
     return direct
   }

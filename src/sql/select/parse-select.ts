@@ -7,6 +7,8 @@ import type {
   FillMode,
   FromItem,
   IntervalWindow,
+  JoinItem,
+  JoinType,
   LimitClause,
   OrderItem,
   SelectItem,
@@ -172,7 +174,8 @@ function parseItem(c: Cursor): SelectItem {
   const from = c.peek()
   const expr = parseExpr(c)
   const to = c.tokens[c.pos - 1]
-  const item: SelectItem = { expr, text: itemText(c, from, to) }
+  // a plain column is named by its column name, without the table qualifier (as TDengine does)
+  const item: SelectItem = { expr, text: expr.kind === 'col' && expr.table !== undefined ? expr.name : itemText(c, from, to) }
   if (c.acceptKeyword('AS')) {
     item.alias = parseAlias(c)
   } else if (c.atIdent() && !c.atKeyword('FROM')) {
@@ -191,9 +194,78 @@ function parseAlias(c: Cursor): string {
 }
 
 // soft keywords that end a FROM item, so `FROM t interval(...)`-style clauses are not read as aliases
-const CLAUSE_WORDS = ['WHERE', 'PARTITION', 'INTERVAL', 'GROUP', 'ORDER', 'LIMIT', 'SLIMIT', 'HAVING', 'SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW', 'FILL', 'SLIDING', 'JOIN', 'UNION']
+const CLAUSE_WORDS = ['WINDOW_OFFSET', 'JLIMIT', 'ON', 'WHERE', 'PARTITION', 'INTERVAL', 'GROUP', 'ORDER', 'LIMIT', 'SLIMIT', 'HAVING', 'SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW', 'FILL', 'SLIDING', 'JOIN', 'UNION']
 
 function parseFrom(c: Cursor): FromItem {
+  let item = parseFromItem(c)
+  for (;;) {
+    const type = joinType(c)
+    if (type === undefined) {
+      return item
+    }
+    const join: JoinItem = { kind: 'join', type, left: item, right: parseFromItem(c) }
+    if (c.acceptKeyword('ON')) {
+      join.on = parseExpr(c)
+    }
+    if (c.atKeyword('WINDOW_OFFSET')) {
+      c.next()
+      c.expect('(')
+      const start = parseOffset(c)
+      c.expect(',')
+      join.windowOffset = [start, parseOffset(c)]
+      c.expect(')')
+    }
+    if (c.atKeyword('JLIMIT')) {
+      c.next()
+      join.jlimit = parseCount(c)
+    }
+    item = join
+  }
+}
+
+/** a signed duration of WINDOW_OFFSET */
+function parseOffset(c: Cursor): Duration {
+  const neg = c.peek().kind === 'op' && c.peek().value === '-'
+  if (neg || (c.peek().kind === 'op' && c.peek().value === '+')) {
+    c.next()
+  }
+  const d = parseDuration(c)
+  return neg ? { ...d, value: -d.value } : d
+}
+
+/** the join keywords before the next FROM item, or undefined when none follow */
+function joinType(c: Cursor): JoinType | undefined {
+  if (c.accept(',')) {
+    return 'comma'
+  }
+  if (c.acceptKeyword('JOIN')) {
+    return 'inner'
+  }
+  if (c.acceptKeyword('INNER')) {
+    c.expectKeyword('JOIN')
+    return 'inner'
+  }
+  if (c.acceptKeyword('FULL')) {
+    c.acceptKeyword('OUTER')
+    c.expectKeyword('JOIN')
+    return 'full'
+  }
+  const side = c.atKeyword('LEFT') ? 'left' : c.atKeyword('RIGHT') ? 'right' : undefined
+  if (side === undefined) {
+    return undefined
+  }
+  c.next()
+  let type: JoinType = side
+  if (c.acceptKeyword('OUTER')) {
+    type = side
+  } else if (c.atKeyword('SEMI', 'ANTI', 'ASOF', 'WINDOW')) {
+    type = `${side} ${c.next().value.toLowerCase()}` as JoinType
+  }
+  c.expectKeyword('JOIN')
+  return type
+}
+
+function parseFromItem(c: Cursor): FromItem {
   let item: FromItem
   if (c.accept('(')) {
     if (!c.atKeyword('SELECT')) {
@@ -216,9 +288,6 @@ function parseFrom(c: Cursor): FromItem {
     item.alias = c.expectIdent().name
   } else if (c.atIdent() && !c.atKeyword(...CLAUSE_WORDS)) {
     item.alias = c.expectIdent().name
-  }
-  if (c.at(',') || c.atKeyword('JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL')) {
-    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (joins are not supported)`)
   }
   return item
 }
