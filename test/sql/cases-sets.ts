@@ -19,7 +19,7 @@ const T = (s: number): string => `2021-07-13T00:00:0${s}.000Z`
 const V: [string, string, number] = ['v', 'INT', 4]
 
 export function setsCases(): Case[] {
-  return [...setupCases(), ...jsonCases(), ...unionCases(), ...joinCases()]
+  return [...setupCases(), ...jsonCases(), ...unionCases(), ...joinCases(), ...tagsCases()]
 }
 
 function setupCases(): Case[] {
@@ -275,5 +275,35 @@ function joinCases(): Case[] {
       sql: 'select a.x from sets.na a left asof join sets.nb b on a.ts >= b.ts and a.x > b.x',
       expect: err(9987, 'Not supported join conditions'),
     },
+  ]
+}
+
+/** sets.tg (ts, v int) tags (loc varchar(10), gid int): c1 (sf, 1) 2 rows, c2 (la, 2) 1 row, c3 (sf, 3) no rows */
+function tagsCases(): Case[] {
+  const LOC: [string, string, number] = ['loc', 'VARCHAR', 10]
+  const GID: [string, string, number] = ['gid', 'INT', 4]
+  return [
+    { name: 'tags: super table', sql: 'create stable sets.tg (ts timestamp, v int) tags (loc varchar(10), gid int)', expect: exec(0) },
+    {
+      name: 'tags: children (c3 without rows)',
+      sql: `insert into sets.c1 using sets.tg tags ('sf', 1) values ('${T(1)}', 1) ('${T(2)}', 2) sets.c2 using sets.tg tags ('la', 2) values ('${T(1)}', 3)`,
+      expect: exec(3),
+    },
+    { name: 'tags: empty child', sql: "create table sets.c3 using sets.tg tags ('sf', 3)", expect: exec(0) },
+    {
+      name: 'tags: SELECT TAGS tag, tbname gives one row per child table',
+      sql: 'select tags loc, tbname from sets.tg order by tbname',
+      expect: rowsOf([LOC, ['tbname', 'VARCHAR', expect.any(Number)]], [['sf', 'c1'], ['la', 'c2'], ['sf', 'c3']]),
+    },
+    {
+      name: 'tags: SELECT TAGS with WHERE on a tag',
+      sql: "select tags tbname, gid from sets.tg where loc = 'sf' order by gid",
+      expect: rowsOf([['tbname', 'VARCHAR', expect.any(Number)], GID], [['c1', 1], ['c3', 3]]),
+    },
+    { name: 'tags: SELECT TAGS of a child table', sql: 'select tags loc, gid from sets.c2', expect: rowsOf([LOC, GID], [['la', 2]]) },
+    { name: 'tags: SELECT TAGS with count(*) counts child tables', sql: 'select tags count(*) from sets.tg', expect: rowsOf([['count(*)', 'BIGINT', 8]], [[3]]) },
+    { name: 'tags: SELECT DISTINCT over a tag', sql: 'select distinct loc from sets.tg order by loc', expect: rowsOf([LOC], [['la'], ['sf']]) },
+    { name: 'tags: SELECT TAGS of a normal table is 9829', sql: 'select tags x from sets.na', expect: err(9829, expect.stringContaining('_TAGS')) },
+    { name: 'tags: SELECT TAGS of a data column is 9730', sql: 'select tags v from sets.tg', expect: err(9730, expect.any(String)) },
   ]
 }

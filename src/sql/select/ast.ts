@@ -119,6 +119,8 @@ export interface LimitClause {
 export interface SelectStmt {
   kind: 'select'
   distinct: boolean
+  /** `SELECT TAGS ...`: one row per child table */
+  tags?: boolean
   items: SelectItem[]
   from?: FromItem
   where?: Expr

@@ -78,6 +78,13 @@ function parseSelectCore(c: Cursor): SelectStmt {
   const stmt: SelectStmt = { kind: 'select', distinct: false, items: [], partitionBy: [], groupBy: [], orderBy: [] }
   if (c.acceptKeyword('DISTINCT')) {
     stmt.distinct = true
+  } else if (c.atKeyword('TAGS') && (c.peek(1).kind === 'ident' || c.peek(1).kind === 'quotedIdent') && !c.atKeyword('FROM')) {
+    // `SELECT TAGS t1, tbname FROM st`; `select tags from t` still reads a column named tags
+    const after = c.peek(1)
+    if (!(after.kind === 'ident' && after.value.toUpperCase() === 'FROM')) {
+      c.next()
+      stmt.tags = true
+    }
   } else {
     c.acceptKeyword('ALL')
   }

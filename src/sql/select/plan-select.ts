@@ -1,6 +1,7 @@
 import type { SelectStmt } from './ast.js'
 import { assemble } from './plan-assemble.js'
 import { joinSource } from './join-source.js'
+import { tagsSource } from './tags-source.js'
 import { fillPlan } from './plan-fill.js'
 import { grouping } from './plan-grouping.js'
 import { selectList } from './plan-output.js'
@@ -24,7 +25,9 @@ export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
   // FROM: the table, system table, subquery or join read, and its columns
   const planInner = (inner: SelectStmt): SelectPlan => planSelect(inner, env)
   let src
-  if (stmt.from?.kind === 'join') {
+  if (stmt.tags === true) {
+    src = tagsSource(stmt, env, w, planInner)
+  } else if (stmt.from?.kind === 'join') {
     ;({ src, stmt } = joinSource(stmt, stmt.from, env, w, planInner))
   } else {
     src = resolveSource(stmt, env, w, planInner)
