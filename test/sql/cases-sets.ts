@@ -102,7 +102,7 @@ function unionCases(): Case[] {
   return [
     {
       name: 'union all keeps duplicates; ORDER BY and LIMIT apply to the union',
-      sql: 'select s from sets.na where s is not null union all select s from sets.nb order by s limit 4',
+      sql: 'select s from sets.nb union all select s from sets.na where s is not null order by s limit 4',
       expect: rowsOf([['s', 'VARCHAR', 8]], [['a'], ['b'], ['b'], ['c']]),
     },
     {
@@ -111,14 +111,14 @@ function unionCases(): Case[] {
       expect: rowsOf([['s', 'VARCHAR', 8]], [['e'], ['c'], ['b'], ['a']]),
     },
     {
-      name: 'union of INT and BIGINT columns is BIGINT; names come from the first member',
+      name: 'union: a BIGINT member is cast to the first member\'s INT; names come from the first member',
       sql: 'select x from sets.na union all select x as y from sets.nb order by 1',
-      expect: rowsOf([['x', 'BIGINT', 8]], [[1], [2], [3], [20], [30], [50]]),
+      expect: rowsOf([['x', 'INT', 4]], [[1], [2], [3], [20], [30], [50]]),
     },
     {
       name: 'three members, ORDER BY a column name, LIMIT OFFSET',
       sql: 'select ts, x from sets.na union all select ts, x from sets.nb union all select ts, v from sets.js order by x desc limit 3 offset 1',
-      expect: rowsOf([['ts', 'TIMESTAMP', 8], ['x', 'BIGINT', 8]], [[T(3), 30], [T(2), 20], [T(4), 4]]),
+      expect: rowsOf([['ts', 'TIMESTAMP', 8], ['x', 'INT', 4]], [[T(3), 30], [T(2), 20], [T(4), 4]]),
     },
     {
       name: 'union of aggregates',
@@ -134,7 +134,7 @@ function unionCases(): Case[] {
     {
       name: 'parenthesised member with its own ORDER BY/LIMIT',
       sql: 'select x from sets.na union all (select x from sets.nb order by x desc limit 1) order by x',
-      expect: rowsOf([['x', 'BIGINT', 8]], [[1], [2], [3], [50]]),
+      expect: rowsOf([['x', 'INT', 4]], [[1], [2], [3], [50]]),
     },
     {
       name: 'union with a different column count is 9780',
@@ -265,6 +265,12 @@ function joinCases(): Case[] {
       name: 'join: three tables, inner',
       sql: 'select a.x, b.x, c.v from sets.na a, sets.nb b, sets.j3 c where a.ts = b.ts and b.ts = c.ts',
       expect: rowsOf([X, XB, V], [[3, 30, 3]]),
+    },
+    { name: 'join: a bare column name both tables have is 9732', sql: 'select x from sets.na a join sets.nb b on a.ts = b.ts', expect: err(9732, expect.stringContaining('ambiguous')) },
+    {
+      name: 'join: a bare column name only one table has needs no qualifier',
+      sql: 'select v, x from sets.j2 a join sets.na b on a.ts = b.ts',
+      expect: rowsOf([V, X], [[2, 2]]),
     },
     { name: 'join: no timestamp equality is 9985', sql: 'select a.x from sets.na a join sets.nb b on a.x = b.x', expect: err(9985, 'primary timestamp equal condition is expected in join conditions') },
     { name: 'join: LEFT JOIN without timestamp equality is 9985', sql: 'select a.x from sets.na a left join sets.nb b on a.ts > b.ts', expect: err(9985, expect.any(String)) },

@@ -27,6 +27,9 @@ export function lookup(e: Expr & { kind: 'col' }, ctx: CompileCtx): Ref {
   }
   // a join's columns are in scope as `qualifier.name`
   const direct = (e.table === undefined ? undefined : ctx.scope.get(`${e.table}.${e.name}`)) ?? ctx.scope.get(e.name)
+  if (direct?.ambiguous === true) {
+    throw new TdError(TD.PAR_AMBIGUOUS_COLUMN, `Column ambiguously defined: ${e.name}`)
+  }
   if (direct !== undefined) {
     return direct
   }

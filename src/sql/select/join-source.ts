@@ -97,10 +97,14 @@ function tsComparison(e: Expr, leaves: Leaf[]): { x: number; y: number; op: stri
   if (e.kind !== 'binary' || !OPS.has(e.op)) {
     return undefined
   }
-  const l = keyOf(e.left, leaves)
-  const r = keyOf(e.right, leaves)
-  const li = leaves.findIndex((f) => f.tsKey === l || (e.left.kind === 'col' && (e.left.name === '_rowts' || e.left.name === '_c0') && f.qualifier === e.left.table))
-  const ri = leaves.findIndex((f) => f.tsKey === r || (e.right.kind === 'col' && (e.right.name === '_rowts' || e.right.name === '_c0') && f.qualifier === e.right.table))
+  // the documented main condition may truncate both timestamps: timetruncate(a.ts, 1s) = ...
+  const bare = (x: Expr): Expr => (x.kind === 'call' && x.name === 'timetruncate' && x.args.length > 0 ? x.args[0] : x)
+  const left = bare(e.left)
+  const right = bare(e.right)
+  const isTs = (x: Expr, f: Leaf): boolean =>
+    keyOf(x, leaves) === f.tsKey || (x.kind === 'col' && (x.name === '_rowts' || x.name === '_c0') && f.qualifier === x.table)
+  const li = leaves.findIndex((f) => isTs(left, f))
+  const ri = leaves.findIndex((f) => isTs(right, f))
   if (li < 0 || ri < 0 || li === ri) {
     return undefined
   }
@@ -142,6 +146,8 @@ export function joinSource(
     scope.set(`${c.qualifier}.${c.name}`, ref)
     if (bare.get(c.name) === 1) {
       scope.set(c.name, ref)
+    } else {
+      scope.set(c.name, { ...ref, ambiguous: true })
     }
   }
   const precision = leaves[0].src.precision

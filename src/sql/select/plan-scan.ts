@@ -73,6 +73,11 @@ function scanColumns(
         mainScope.set(k, { sql: `b.${w.q(`c${i}`)}`, type: c.type, ts: key === src.ts })
         whereScope.set(k, { sql: c.raw, type: c.type, ts: key === src.ts })
       }
+      if (c.qualifier !== undefined && (bare.get(c.name) ?? 0) > 1) {
+        const ambiguous = { sql: '', type: c.type, ts: false, ambiguous: true as const }
+        mainScope.set(c.name, ambiguous)
+        whereScope.set(c.name, ambiguous)
+      }
     })
     if (src.tbname !== undefined && !mainScope.has('tbname') && (src.kind !== 'stable' || needJoin)) {
       ;(pre ? tagCols : baseCols).push(`${src.tbname} AS ${w.q('tbname')}`)

@@ -5,15 +5,15 @@ import type { Expr, SelectStmt } from './ast.js'
 import { exprKey } from './expr-walk.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { SqlWriter } from './sql-writer.js'
-import { isNumeric, isString } from './type-info.js'
+import { isString } from './type-info.js'
 import { converter } from './value-converter.js'
 
 /**
  * `a UNION [ALL] b ...`: each member planned on its own, the results stacked positionally. The
- * column count must agree (9780); names come from the first member; a column whose types differ
- * takes the first member's type, widened to the larger string length or to DOUBLE / BIGINT when
- * the members mix numeric types. ORDER BY (result column name, alias or position) and LIMIT
- * apply to the union.
+ * column count must agree (9780); names come from the first member; a later member whose column
+ * type differs is cast to the first member's type (TDengine's translateSetOperatorImpl), strings
+ * of one kind taking the longest length. ORDER BY (result column name, alias or position) and
+ * LIMIT apply to the union.
  */
 export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: SelectStmt) => SelectPlan): SelectPlan {
   const head: SelectStmt = { ...stmt, orderBy: [] }
@@ -65,24 +65,17 @@ export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: Select
 
 function unionType(first: ColumnMeta, all: ColumnMeta[]): ColumnMeta {
   const types = all.map((c) => c.type).filter((t) => t !== 'NULL')
-  if (types.every((t) => t === first.type) && first.type !== 'NULL') {
-    return { ...first, length: Math.max(...all.map((c) => c.length)) }
-  }
   const known = types[0] as TdType | undefined
   if (known === undefined) {
     return { ...first, type: 'VARCHAR', length: 0 }
   }
-  if (types.every((t) => isString(t as TdType))) {
-    return { name: first.name, type: types.includes('NCHAR') ? 'NCHAR' : 'VARCHAR', length: Math.max(...all.map((c) => c.length)) }
-  }
-  if (types.every((t) => isNumeric(t as TdType) && t !== 'TIMESTAMP')) {
-    const integral = types.every((t) => t !== 'FLOAT' && t !== 'DOUBLE')
-    return { name: first.name, type: integral ? 'BIGINT' : 'DOUBLE', length: 8 }
-  }
-  // mixed kinds: the first member's type (others are cast to it, as TDengine casts the right side)
   const t = first.type === 'NULL' ? known : first.type
-  const len = all.find((c) => c.type === t)?.length ?? first.length
-  return { name: first.name, type: t, length: len }
+  // strings of one kind keep the longest length, so no member is cut
+  if (isString(t as TdType) && all.every((c) => c.type === t || c.type === 'NULL')) {
+    return { name: first.name, type: t, length: Math.max(...all.map((c) => c.length)) }
+  }
+  // otherwise TDengine casts every later member to the first member's type
+  return { name: first.name, type: t, length: all.find((c) => c.type === t)?.length ?? first.length }
 }
 
 /** an ORDER BY term of a union: a result column by name, alias or 1-based position */
