@@ -137,6 +137,11 @@ function unionCases(): Case[] {
       expect: rowsOf([['x', 'INT', 4]], [[1], [2], [3], [50]]),
     },
     {
+      name: 'union: parenthesised first member at statement level',
+      sql: '(select x from sets.na where x = 1) union all select x from sets.nb order by x desc limit 2',
+      expect: rowsOf([X], [[50], [30]]),
+    },
+    {
       name: 'union with a different column count is 9780',
       sql: 'select x from sets.na union all select x, s from sets.nb',
       expect: err(9780, 'Query block has incorrect number of result columns'),
