@@ -19,7 +19,7 @@ const T = (s: number): string => `2021-07-13T00:00:0${s}.000Z`
 const V: [string, string, number] = ['v', 'INT', 4]
 
 export function setsCases(): Case[] {
-  return [...setupCases(), ...jsonCases(), ...unionCases(), ...joinCases(), ...tagsCases()]
+  return [...setupCases(), ...jsonCases(), ...unionCases(), ...joinCases(), ...tagsCases(), ...moreJoinCases()]
 }
 
 function setupCases(): Case[] {
@@ -316,5 +316,43 @@ function tagsCases(): Case[] {
     { name: 'tags: SELECT DISTINCT over a tag', sql: 'select distinct loc from sets.tg order by loc', expect: rowsOf([LOC], [['la'], ['sf']]) },
     { name: 'tags: SELECT TAGS of a normal table is 9829', sql: 'select tags x from sets.na', expect: err(9829, expect.stringContaining('_TAGS')) },
     { name: 'tags: SELECT TAGS of a data column is 9730', sql: 'select tags v from sets.tg', expect: err(9730, expect.any(String)) },
+  ]
+}
+
+/** joins over the data of tagsCases too (sets.tg: c1 sf/1 rows 1s v=1, 2s v=2; c2 la/2 1s v=3) */
+function moreJoinCases(): Case[] {
+  return [
+    {
+      name: 'join: ASOF between super tables grouped by a tag equality',
+      sql: 'select a.v, b.v from sets.tg a left asof join sets.tg b on a.ts > b.ts and a.loc = b.loc order by a.v',
+      expect: rowsOf([V, V], [[1, null], [2, 1], [3, null]]),
+    },
+    {
+      name: 'join: RIGHT WINDOW JOIN with an aggregate per right row',
+      sql: 'select b.x, count(a.x) from sets.na a right window join sets.nb b window_offset(-1s, 1s)',
+      expect: rowsOf([XB, ['count(a.x)', 'BIGINT', 8]], [[20, 3], [30, 2], [50, 0]]),
+    },
+    {
+      name: 'join: WHERE over a LEFT JOIN result',
+      sql: 'select a.x, b.x from sets.na a left join sets.nb b on a.ts = b.ts where b.x is null',
+      expect: rowsOf([X, XB], [[1, null]]),
+    },
+    {
+      name: 'join: INTERVAL over a join on its driving timestamp',
+      sql: 'select _wstart, count(*), sum(b.x) from sets.na a join sets.nb b on a.ts = b.ts interval(1s)',
+      expect: rowsOf([['_wstart', 'TIMESTAMP', 8], ['count(*)', 'BIGINT', 8], ['sum(b.x)', 'BIGINT', 8]], [[T(2), 1, 20], [T(3), 1, 30]]),
+    },
+    {
+      name: 'join: GROUP BY a tag of a joined super table',
+      sql: 'select a.loc, count(*) from sets.tg a join sets.na b on a.ts = b.ts group by a.loc order by a.loc',
+      expect: rowsOf([['loc', 'VARCHAR', 10], ['count(*)', 'BIGINT', 8]], [['la', 1], ['sf', 2]]),
+    },
+    { name: 'join: WINDOW join without WINDOW_OFFSET is a syntax error', sql: 'select a.x from sets.na a left window join sets.nb b', expect: err(9728, expect.any(String)) },
+    { name: 'join: JLIMIT above 1024 is refused', sql: 'select a.x from sets.na a left asof join sets.nb b jlimit 1025', expect: err(9728, expect.any(String)) },
+    {
+      name: 'join: LEFT JOIN of three tables is 9828',
+      sql: 'select a.x from sets.na a left join sets.nb b on a.ts = b.ts left join sets.j1 c on a.ts = c.ts',
+      expect: err(9828, expect.stringContaining('Not supported join')),
+    },
   ]
 }
