@@ -89,6 +89,16 @@ function jsonCases(): Case[] {
       expect: rowsOf([JSON_META("info->'k2'"), ['max(v)', 'INT', 4]], [[5, 1], [1.5, 3], [null, 4]]),
       unordered: true,
     },
+    {
+      name: 'json: DISTINCT over a member',
+      sql: "select distinct info->'k1' from sets.js where info->'k1' is not null order by 1",
+      expect: rowsOf([JSON_META("info->'k1'")], [['v1'], ['v2']]),
+    },
+    {
+      name: 'json: ORDER BY a member DESC (NULLs first, as for any column)',
+      sql: "select v from sets.js order by info->'k1' desc, v",
+      expect: rowsOf([V], [[3], [4], [2], [1]]),
+    },
     { name: 'json: a child table reads its own tag', sql: "select info->'k2' from sets.j1", expect: rowsOf([JSON_META("info->'k2'")], [[5]]) },
     { name: 'json: AND of members', sql: "select v from sets.js where info->'k1' = 'v1' and info->'k2' = 5", expect: rowsOf([V], [[1]]) },
     { name: 'json: -> on a non-JSON column is 9733', sql: "select v->'k' from sets.js", expect: err(9733, expect.stringContaining('Invalid value type')) },
