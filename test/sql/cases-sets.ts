@@ -287,6 +287,11 @@ function joinCases(): Case[] {
       sql: 'select v, x from sets.j2 a join sets.na b on a.ts = b.ts',
       expect: rowsOf([V, X], [[2, 2]]),
     },
+    {
+      name: 'join: a third table without its own timestamp equality is 9985',
+      sql: 'select a.x from sets.na a, sets.nb b, sets.j3 c where a.ts = b.ts and c.v > 0',
+      expect: err(9985, expect.any(String)),
+    },
     { name: 'join: no timestamp equality is 9985', sql: 'select a.x from sets.na a join sets.nb b on a.x = b.x', expect: err(9985, 'primary timestamp equal condition is expected in join conditions') },
     { name: 'join: LEFT JOIN without timestamp equality is 9985', sql: 'select a.x from sets.na a left join sets.nb b on a.ts > b.ts', expect: err(9985, expect.any(String)) },
     { name: 'join: comma join without a condition is 9986', sql: 'select a.x from sets.na a, sets.nb b', expect: err(9986, 'not support cross join') },

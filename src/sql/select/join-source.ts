@@ -111,6 +111,22 @@ function tsComparison(e: Expr, leaves: Leaf[]): { x: number; y: number; op: stri
   return li < ri ? { x: li, y: ri, op: e.op } : { x: ri, y: li, op: FLIP[e.op] }
 }
 
+/**
+ * Inner and comma joins: the leaves their timestamp equalities (in any ON or in WHERE) link to
+ * the first leaf, through one another; a leaf outside would be a cross join.
+ */
+function linkedToFirst(conds: Expr[], leaves: Leaf[]): Set<number> {
+  const parent = leaves.map((_l, i) => i)
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])))
+  for (const c of conds) {
+    const t = tsComparison(c, leaves)
+    if (t?.op === '=') {
+      parent[find(t.y)] = find(t.x)
+    }
+  }
+  return new Set(leaves.map((_l, i) => i).filter((i) => find(i) === find(0)))
+}
+
 function hasTsEquality(conds: Expr[], leaves: Leaf[]): boolean {
   return conds.some((c) => tsComparison(c, leaves)?.op === '=')
 }
@@ -163,6 +179,8 @@ export function joinSource(
     inAgg: false,
   }
   const whereConds = conjuncts(stmt.where)
+  const innerConds = joins.filter((j) => j.type === 'inner' || j.type === 'comma').flatMap((j) => conjuncts(j.on))
+  const linked = linkedToFirst([...innerConds, ...whereConds], leaves)
   let sql = leaves[0].piece
   const baseWhere: string[] = []
   let driving = 0
@@ -173,7 +191,7 @@ export function joinSource(
     switch (j.type) {
       case 'comma':
       case 'inner':
-        if (!hasTsEquality([...on, ...whereConds], leaves)) {
+        if (!linked.has(i + 1)) {
           throw j.on === undefined && stmt.where === undefined
             ? new TdError(TD.PLAN_NOT_SUPPORT_CROSS_JOIN, 'not support cross join')
             : new TdError(TD.PLAN_EXPECTED_TS_EQUAL, 'primary timestamp equal condition is expected in join conditions')
