@@ -75,6 +75,8 @@ function jsonCases(): Case[] {
     },
     { name: 'json: IS NULL on a member', sql: "select v from sets.js where info->'k1' is null order by v", expect: rowsOf([V], [[3], [4]]) },
     { name: 'json: IS NOT NULL on a member', sql: "select v from sets.js where info->'k2' is not null order by v", expect: rowsOf([V], [[1], [3]]) },
+    { name: 'json: IN over string constants', sql: "select v from sets.js where info->'k1' in ('v2', 'v9') order by v", expect: rowsOf([V], [[2]]) },
+    { name: 'json: NOT IN keeps members of another kind, drops missing ones', sql: "select v from sets.js where info->'k2' not in (5) order by v", expect: rowsOf([V], [[3]]) },
     { name: 'json: LIKE on a string member', sql: "select v from sets.js where info->'k1' like 'v%' order by v", expect: rowsOf([V], [[1], [2]]) },
     { name: 'json: MATCH on a string member', sql: "select v from sets.js where info->'k1' match '2$'", expect: rowsOf([V], [[2]]) },
     { name: 'json: BETWEEN numbers', sql: "select v from sets.js where info->'k2' between 1 and 2", expect: rowsOf([V], [[3]]) },

@@ -104,6 +104,12 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
       return { sql: `(${x.sql} ${e.not ? 'NOT ' : ''}BETWEEN ${lo.sql} AND ${hi.sql})`, type: BOOL }
     }
     case 'in': {
+      if (e.expr.kind === 'json' && e.expr.op === '->') {
+        // a member IN constants: each compared within its kind, as `=` is
+        const member = e.expr
+        const eqs = e.list.map((v) => compile({ kind: 'binary', op: '=', left: member, right: v }, ctx).sql)
+        return { sql: `(${e.not ? 'NOT ' : ''}(${eqs.join(' OR ')}))`, type: BOOL }
+      }
       const byTid = tbnameToTid(e.expr, e.list, ctx)
       if (byTid !== undefined) {
         return { sql: byTid.length === 0 ? (e.not ? 'TRUE' : 'FALSE') : `(${ctx.tid?.raw} ${e.not ? 'NOT ' : ''}IN (${byTid.join(', ')}))`, type: BOOL }
