@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,lp,tsbs,prom,ping,pg,card,telnet,statsd; pg needs
+ * Select sections with BENCH=sql,join,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
@@ -13,11 +13,12 @@ import { runPromBench } from './prom.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
+import { runJoinBench } from './join.bench.js'
 import { runStatsdBench } from './statsd.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 import { runTelnetBench } from './telnet.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,lp,tsbs,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -51,6 +52,18 @@ if (selected.has('sql')) {
     },
     'adapter RSS before the 1M-row query / peak while it streamed, MiB': { adapter: `${fmt(r.rssBeforeStreamMiB, 0)} / ${fmt(r.streamPeakRssMiB, 0)}`, 'raw DuckDB': '-', ratio: '-' },
     'adapter peak RSS (whole section), MiB': { adapter: fmt(r.peakRssMiB, 0), 'raw DuckDB': '-', ratio: '-' },
+  })
+}
+
+if (selected.has('join')) {
+  console.log('JOIN on the primary timestamp over /rest/sql (embedded DuckDB)')
+  const r = await runJoinBench(log)
+  console.table({
+    [`${fmt(r.rows)} x ${fmt(r.rows)} rows, ${fmt(r.matches)} matches, count + avg, median ms`]: {
+      adapter: fmt(r.restMs, 1),
+      'raw DuckDB': fmt(r.rawMs, 1),
+      ratio: fmt(r.restMs / r.rawMs, 2),
+    },
   })
 }
 

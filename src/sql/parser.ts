@@ -6,7 +6,7 @@ import { parseAlter, parseCreate, parseDrop } from './parse-ddl.js'
 import { parseGrant } from './parse-grant.js'
 import { parseInsert } from './parse-insert.js'
 import { parseShow } from './parse-show.js'
-import { parseSelect } from './select/parse-select.js'
+import { parseSelect, parseUnionTail } from './select/parse-select.js'
 import { parseExpr } from './select/expr.js'
 
 /**
@@ -81,7 +81,8 @@ function parseParenSelect(c: Cursor): ReturnType<typeof parseSelect> {
     const inner = parseParenSelect(c)
     c.expect(')')
     c.leave()
-    return inner
+    // `(SELECT ...) UNION [ALL] ...`
+    return inner.setOps === undefined ? parseUnionTail(c, inner) : inner
   }
   return parseSelect(c)
 }

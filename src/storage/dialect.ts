@@ -42,6 +42,14 @@ export interface Dialect {
   argMaxNull?(value: string, key: string): string
   stddevPop(expr: string): string
   /**
+   * JSON tags are stored as their JSON text. The member `key` of the document `doc`: `jsonGet`
+   * its JSON text, `jsonKind` 'string' | 'number' | 'boolean' | 'null', `jsonText` the scalar as
+   * text (strings unquoted); NULL when the member (or the document) is absent.
+   */
+  jsonGet(doc: string, key: string): string
+  jsonKind(doc: string, key: string): string
+  jsonText(doc: string, key: string): string
+  /**
    * The key clause of a data table's CREATE TABLE (leading comma included), or '' where the
    * backend enforces last-write-wins without a unique index (DuckDB: see its engine).
    */

@@ -18,6 +18,7 @@ import { windowsCases } from './cases-windows.js'
 import { interpCases } from './cases-interp.js'
 import { calendarCases } from './cases-calendar.js'
 import { stmtsCases } from './cases-stmts.js'
+import { setsCases } from './cases-sets.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -50,6 +51,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],
         ['statements (DELETE, INSERT ... SELECT, RENAME, COMMENT, ALTER DATABASE, performance_schema)', stmtsCases()],
+        ['sets: JSON tags, UNION, JOIN, SELECT TAGS', setsCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {

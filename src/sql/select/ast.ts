@@ -30,6 +30,8 @@ export type Expr =
   | { kind: 'isNull'; expr: Expr; not: boolean }
   | { kind: 'case'; operand?: Expr; whens: { when: Expr; then: Expr }[]; else?: Expr }
   | { kind: 'cast'; expr: Expr; type: { name: string; length?: number } }
+  /** JSON tag member `expr->'key'` (op '->') or key test `expr CONTAINS 'key'` */
+  | { kind: 'json'; op: '->' | 'contains'; expr: Expr; key: string }
 
 export type BinaryOp =
   | 'OR'
@@ -61,6 +63,36 @@ export interface SelectItem {
 export type FromItem =
   | { kind: 'table'; db?: string; name: string; alias?: string }
   | { kind: 'subquery'; select: SelectStmt; alias?: string }
+  | JoinItem
+
+/** `comma` is `FROM a, b` (conditions in WHERE); see join-source.ts for the others */
+export type JoinType =
+  | 'comma'
+  | 'inner'
+  | 'left'
+  | 'right'
+  | 'full'
+  | 'left semi'
+  | 'right semi'
+  | 'left anti'
+  | 'right anti'
+  | 'left asof'
+  | 'right asof'
+  | 'left window'
+  | 'right window'
+
+export interface JoinItem {
+  kind: 'join'
+  type: JoinType
+  left: FromItem
+  right: FromItem
+  on?: Expr
+  /** ASOF and WINDOW joins: matches per row */
+  jlimit?: number
+  /** WINDOW joins: the window around each driving row's timestamp */
+  windowOffset?: [Duration, Duration]
+  alias?: undefined
+}
 
 export type FillMode = 'none' | 'null' | 'value' | 'prev' | 'next' | 'linear'
 
@@ -103,6 +135,8 @@ export interface LimitClause {
 export interface SelectStmt {
   kind: 'select'
   distinct: boolean
+  /** `SELECT TAGS ...`: one row per child table */
+  tags?: boolean
   items: SelectItem[]
   from?: FromItem
   where?: Expr
@@ -115,4 +149,6 @@ export interface SelectStmt {
   orderBy: OrderItem[]
   limit?: LimitClause
   slimit?: LimitClause
+  /** `UNION [ALL]` members after this one; orderBy/limit/slimit then apply to the whole union */
+  setOps?: { all: boolean; select: SelectStmt }[]
 }

@@ -10,6 +10,8 @@ export interface Ref {
   sql: string
   type: TypeInfo
   ts: boolean
+  /** a bare name that several joined tables have: naming it without a qualifier is 9732 */
+  ambiguous?: true
 }
 
 /** Where an expression is compiled: the names in scope and what the query around it allows. */

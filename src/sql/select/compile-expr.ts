@@ -9,6 +9,7 @@ import type { Dialect } from '../../storage/dialect.js'
 import type { TdType } from '../../storage/td-types.js'
 import type { Expr } from './ast.js'
 import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
+import { jsonCompare, jsonContains, jsonMember, jsonStringText } from './compile-json.js'
 import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
@@ -24,7 +25,11 @@ export function lookup(e: Expr & { kind: 'col' }, ctx: CompileCtx): Ref {
   if (e.table !== undefined && !ctx.qualifiers.has(e.table)) {
     throw invalidColumn(`${e.table}.${e.name}`)
   }
-  const direct = ctx.scope.get(e.name)
+  // a join's columns are in scope as `qualifier.name`
+  const direct = (e.table === undefined ? undefined : ctx.scope.get(`${e.table}.${e.name}`)) ?? ctx.scope.get(e.name)
+  if (direct?.ambiguous === true) {
+    throw new TdError(TD.PAR_AMBIGUOUS_COLUMN, `Column ambiguously defined: ${e.name}`)
+  }
   if (direct !== undefined) {
     return direct
   }
@@ -85,13 +90,26 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
     }
     case 'binary':
       return compileBinary(e, ctx)
+    case 'json':
+      return e.op === '->' ? jsonMember(compile(e.expr, ctx), e.key, p) : jsonContains(compile(e.expr, ctx), e.key, p)
     case 'between': {
+      if (e.expr.kind === 'json' && e.expr.op === '->') {
+        const lo = compile({ kind: 'binary', op: '>=', left: e.expr, right: e.low }, ctx)
+        const hi = compile({ kind: 'binary', op: '<=', left: e.expr, right: e.high }, ctx)
+        return { sql: `(${e.not ? 'NOT ' : ''}(${lo.sql} AND ${hi.sql}))`, type: BOOL }
+      }
       const x = compile(e.expr, ctx)
       const lo = compileAgainst(e.low, x.type, ctx)
       const hi = compileAgainst(e.high, x.type, ctx)
       return { sql: `(${x.sql} ${e.not ? 'NOT ' : ''}BETWEEN ${lo.sql} AND ${hi.sql})`, type: BOOL }
     }
     case 'in': {
+      if (e.expr.kind === 'json' && e.expr.op === '->') {
+        // a member IN constants: each compared within its kind, as `=` is
+        const member = e.expr
+        const eqs = e.list.map((v) => compile({ kind: 'binary', op: '=', left: member, right: v }, ctx).sql)
+        return { sql: `(${e.not ? 'NOT ' : ''}(${eqs.join(' OR ')}))`, type: BOOL }
+      }
       const byTid = tbnameToTid(e.expr, e.list, ctx)
       if (byTid !== undefined) {
         return { sql: byTid.length === 0 ? (e.not ? 'TRUE' : 'FALSE') : `(${ctx.tid?.raw} ${e.not ? 'NOT ' : ''}IN (${byTid.join(', ')}))`, type: BOOL }
@@ -101,7 +119,7 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
       return { sql: `(${x.sql} ${e.not ? 'NOT ' : ''}IN (${list.join(', ')}))`, type: BOOL }
     }
     case 'like': {
-      const x = compile(e.expr, ctx)
+      const x = e.expr.kind === 'json' && e.expr.op === '->' ? jsonStringText(compile(e.expr.expr, ctx), e.expr.key, p) : compile(e.expr, ctx)
       const pat = compile(e.pattern, ctx)
       const d = ctx.sql.dialect
       let sql: string
@@ -432,6 +450,12 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
     const r = compile(e.right, ctx)
     return { sql: `(${l.sql} ${e.op} ${r.sql})`, type: BOOL }
   }
+  if (COMPARISON.has(e.op)) {
+    const json = jsonComparison(e, ctx)
+    if (json !== undefined) {
+      return json
+    }
+  }
   if (e.op === '=' || e.op === '!=') {
     const [name, lit] = e.left.kind === 'col' ? [e.left, e.right] : [e.right, e.left]
     const byTid = tbnameToTid(name, [lit], ctx)
@@ -488,6 +512,21 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
     return { sql, type: DOUBLE }
   }
   return { sql: `(${a} ${e.op} ${b})`, type: DOUBLE }
+}
+
+const FLIPPED: Record<string, string> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' }
+const CONSTANT_KINDS = new Set(['str', 'num', 'bool', 'null'])
+
+/** `jtag->'k' <op> constant` (either way round), see jsonCompare; undefined otherwise */
+function jsonComparison(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled | undefined {
+  const isMember = (x: Expr): x is Expr & { kind: 'json' } => x.kind === 'json' && x.op === '->'
+  if (isMember(e.left) && CONSTANT_KINDS.has(e.right.kind)) {
+    return jsonCompare(e.op, compile(e.left.expr, ctx), e.left.key, e.right, ctx.sql)
+  }
+  if (isMember(e.right) && CONSTANT_KINDS.has(e.left.kind)) {
+    return jsonCompare(FLIPPED[e.op], compile(e.right.expr, ctx), e.right.key, e.left, ctx.sql)
+  }
+  return undefined
 }
 
 /**

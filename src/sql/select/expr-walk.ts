@@ -67,6 +67,7 @@ export function children(e: Expr): Expr[] {
       return e.args
     case 'unary':
     case 'cast':
+    case 'json':
       return [e.expr]
     case 'binary':
       return [e.left, e.right]

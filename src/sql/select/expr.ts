@@ -85,6 +85,11 @@ function parseComparison(c: Cursor): Expr {
     c.exprDepth = deeper(c, leftDepth, c.exprDepth)
     return { kind: 'binary', op: COMPARISON_OPS[t.value], left, right }
   }
+  if (isKw(t, 'CONTAINS')) {
+    c.next()
+    c.exprDepth = deeper(c, leftDepth, 0)
+    return { kind: 'json', op: 'contains', expr: left, key: jsonKey(c) }
+  }
   if (isKw(t, 'IS')) {
     c.next()
     const not = c.acceptKeyword('NOT')
@@ -201,7 +206,22 @@ function parseUnary(c: Cursor): Expr {
     c.exprDepth = deeper(c, c.exprDepth, 0)
     return { kind: 'unary', op: t.value, expr: inner }
   }
-  return parsePrimary(c)
+  let e = parsePrimary(c)
+  // `jtag->'key'` binds tightest: a postfix on its operand
+  while (c.peek().kind === 'op' && c.peek().value === '->') {
+    c.next()
+    e = { kind: 'json', op: '->', expr: e, key: jsonKey(c) }
+    c.exprDepth = deeper(c, c.exprDepth, 0)
+  }
+  return e
+}
+
+function jsonKey(c: Cursor): string {
+  const t = c.next()
+  if (t.kind !== 'string') {
+    throw c.error(t)
+  }
+  return t.value
 }
 
 function parsePrimary(c: Cursor): Expr {

@@ -2,10 +2,13 @@ import type { Cursor } from '../cursor.js'
 import { TD, TdError } from '../../td-error.js'
 import type { Token } from '../lexer.js'
 import type {
+  Duration,
   Expr,
   FillMode,
   FromItem,
   IntervalWindow,
+  JoinItem,
+  JoinType,
   LimitClause,
   OrderItem,
   SelectItem,
@@ -19,10 +22,70 @@ import { parseDuration, parseInterpClause, parseRowWindow } from './parse-window
  * first token it cannot use (the caller checks for `;`/end of input). Throws TdError 9728/9729.
  */
 export function parseSelect(c: Cursor): SelectStmt {
+  return parseUnionTail(c, parseSelectCore(c))
+}
+
+/**
+ * `head UNION [ALL] member ...`: members are plain or parenthesised SELECTs; the ORDER BY,
+ * SLIMIT and LIMIT after the last plain member belong to the whole union.
+ */
+export function parseUnionTail(c: Cursor, head: SelectStmt): SelectStmt {
+  if (!c.atKeyword('UNION')) {
+    return head
+  }
+  const setOps: NonNullable<SelectStmt['setOps']> = []
+  let last = head
+  let lastParen = false
+  while (c.atKeyword('UNION')) {
+    if (!lastParen && (last.orderBy.length > 0 || last.limit !== undefined || last.slimit !== undefined)) {
+      throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "union" (ORDER BY and LIMIT of a UNION member need parentheses)`)
+    }
+    c.next()
+    const all = c.acceptKeyword('ALL')
+    lastParen = c.at('(')
+    if (lastParen) {
+      c.next()
+      c.enter()
+      last = parseSelectCore(c)
+      c.expect(')')
+      c.leave()
+    } else {
+      last = parseSelectCore(c)
+    }
+    setOps.push({ all, select: last })
+  }
+  const out: SelectStmt = { ...head, setOps, orderBy: [], partitionBy: head.partitionBy }
+  delete out.limit
+  delete out.slimit
+  if (lastParen) {
+    parseOrderLimit(c, out)
+  } else {
+    out.orderBy = last.orderBy
+    if (last.limit !== undefined) {
+      out.limit = last.limit
+    }
+    if (last.slimit !== undefined) {
+      out.slimit = last.slimit
+    }
+    last.orderBy = []
+    delete last.limit
+    delete last.slimit
+  }
+  return out
+}
+
+function parseSelectCore(c: Cursor): SelectStmt {
   c.expectKeyword('SELECT')
   const stmt: SelectStmt = { kind: 'select', distinct: false, items: [], partitionBy: [], groupBy: [], orderBy: [] }
   if (c.acceptKeyword('DISTINCT')) {
     stmt.distinct = true
+  } else if (c.atKeyword('TAGS') && (c.peek(1).kind === 'ident' || c.peek(1).kind === 'quotedIdent') && !c.atKeyword('FROM')) {
+    // `SELECT TAGS t1, tbname FROM st`; `select tags from t` still reads a column named tags
+    const after = c.peek(1)
+    if (!(after.kind === 'ident' && after.value.toUpperCase() === 'FROM')) {
+      c.next()
+      stmt.tags = true
+    }
   } else {
     c.acceptKeyword('ALL')
   }
@@ -71,6 +134,11 @@ export function parseSelect(c: Cursor): SelectStmt {
   if (stmt.having === undefined && c.acceptKeyword('HAVING')) {
     stmt.having = parseExpr(c)
   }
+  parseOrderLimit(c, stmt)
+  return stmt
+}
+
+function parseOrderLimit(c: Cursor, stmt: SelectStmt): void {
   if (c.atKeyword('ORDER')) {
     c.next()
     c.expectKeyword('BY')
@@ -87,7 +155,6 @@ export function parseSelect(c: Cursor): SelectStmt {
       stmt.limit = parseLimit(c, 'OFFSET')
     }
   }
-  return stmt
 }
 
 function parseExprList(c: Cursor): Expr[] {
@@ -120,7 +187,8 @@ function parseItem(c: Cursor): SelectItem {
   const from = c.peek()
   const expr = parseExpr(c)
   const to = c.tokens[c.pos - 1]
-  const item: SelectItem = { expr, text: itemText(c, from, to) }
+  // a plain column is named by its column name, without the table qualifier (as TDengine does)
+  const item: SelectItem = { expr, text: expr.kind === 'col' && expr.table !== undefined ? expr.name : itemText(c, from, to) }
   if (c.acceptKeyword('AS')) {
     item.alias = parseAlias(c)
   } else if (c.atIdent() && !c.atKeyword('FROM')) {
@@ -139,9 +207,78 @@ function parseAlias(c: Cursor): string {
 }
 
 // soft keywords that end a FROM item, so `FROM t interval(...)`-style clauses are not read as aliases
-const CLAUSE_WORDS = ['WHERE', 'PARTITION', 'INTERVAL', 'GROUP', 'ORDER', 'LIMIT', 'SLIMIT', 'HAVING', 'SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW', 'FILL', 'SLIDING', 'JOIN', 'UNION']
+const CLAUSE_WORDS = ['WINDOW_OFFSET', 'JLIMIT', 'ON', 'WHERE', 'PARTITION', 'INTERVAL', 'GROUP', 'ORDER', 'LIMIT', 'SLIMIT', 'HAVING', 'SESSION', 'STATE_WINDOW', 'EVENT_WINDOW', 'COUNT_WINDOW', 'FILL', 'SLIDING', 'JOIN', 'UNION']
 
 function parseFrom(c: Cursor): FromItem {
+  let item = parseFromItem(c)
+  for (;;) {
+    const type = joinType(c)
+    if (type === undefined) {
+      return item
+    }
+    const join: JoinItem = { kind: 'join', type, left: item, right: parseFromItem(c) }
+    if (c.acceptKeyword('ON')) {
+      join.on = parseExpr(c)
+    }
+    if (c.atKeyword('WINDOW_OFFSET')) {
+      c.next()
+      c.expect('(')
+      const start = parseOffset(c)
+      c.expect(',')
+      join.windowOffset = [start, parseOffset(c)]
+      c.expect(')')
+    }
+    if (c.atKeyword('JLIMIT')) {
+      c.next()
+      join.jlimit = parseCount(c)
+    }
+    item = join
+  }
+}
+
+/** a signed duration of WINDOW_OFFSET */
+function parseOffset(c: Cursor): Duration {
+  const neg = c.peek().kind === 'op' && c.peek().value === '-'
+  if (neg || (c.peek().kind === 'op' && c.peek().value === '+')) {
+    c.next()
+  }
+  const d = parseDuration(c)
+  return neg ? { ...d, value: -d.value } : d
+}
+
+/** the join keywords before the next FROM item, or undefined when none follow */
+function joinType(c: Cursor): JoinType | undefined {
+  if (c.accept(',')) {
+    return 'comma'
+  }
+  if (c.acceptKeyword('JOIN')) {
+    return 'inner'
+  }
+  if (c.acceptKeyword('INNER')) {
+    c.expectKeyword('JOIN')
+    return 'inner'
+  }
+  if (c.acceptKeyword('FULL')) {
+    c.acceptKeyword('OUTER')
+    c.expectKeyword('JOIN')
+    return 'full'
+  }
+  const side = c.atKeyword('LEFT') ? 'left' : c.atKeyword('RIGHT') ? 'right' : undefined
+  if (side === undefined) {
+    return undefined
+  }
+  c.next()
+  let type: JoinType = side
+  if (c.acceptKeyword('OUTER')) {
+    type = side
+  } else if (c.atKeyword('SEMI', 'ANTI', 'ASOF', 'WINDOW')) {
+    type = `${side} ${c.next().value.toLowerCase()}` as JoinType
+  }
+  c.expectKeyword('JOIN')
+  return type
+}
+
+function parseFromItem(c: Cursor): FromItem {
   let item: FromItem
   if (c.accept('(')) {
     if (!c.atKeyword('SELECT')) {
@@ -164,9 +301,6 @@ function parseFrom(c: Cursor): FromItem {
     item.alias = c.expectIdent().name
   } else if (c.atIdent() && !c.atKeyword(...CLAUSE_WORDS)) {
     item.alias = c.expectIdent().name
-  }
-  if (c.at(',') || c.atKeyword('JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL')) {
-    throw new TdError(TD.PAR_SYNTAX_ERROR, `syntax error near "${c.peek().raw}" (joins are not supported)`)
   }
   return item
 }

@@ -60,13 +60,25 @@ function scanColumns(
   const whereScope = new Map<string, Ref>()
   const tagCols: string[] = []
   if (src !== undefined) {
+    // join columns are keyed `qualifier.name`, and by their bare name where that is unique
+    const bare = new Map<string, number>()
+    src.cols.forEach((c) => bare.set(c.name, (bare.get(c.name) ?? 0) + 1))
     src.cols.forEach((c, i) => {
       if (c.tag && src.kind === 'stable' && !needJoin) {
         return
       }
       ;(pre && c.tag ? tagCols : baseCols).push(`${c.raw} AS ${w.q(`c${i}`)}`)
-      mainScope.set(c.name, { sql: `b.${w.q(`c${i}`)}`, type: c.type, ts: c.name === src.ts })
-      whereScope.set(c.name, { sql: c.raw, type: c.type, ts: c.name === src.ts })
+      const key = c.qualifier === undefined ? c.name : `${c.qualifier}.${c.name}`
+      const keys = c.qualifier !== undefined && bare.get(c.name) === 1 ? [key, c.name] : [key]
+      for (const k of keys) {
+        mainScope.set(k, { sql: `b.${w.q(`c${i}`)}`, type: c.type, ts: key === src.ts })
+        whereScope.set(k, { sql: c.raw, type: c.type, ts: key === src.ts })
+      }
+      if (c.qualifier !== undefined && (bare.get(c.name) ?? 0) > 1) {
+        const ambiguous = { sql: '', type: c.type, ts: false, ambiguous: true as const }
+        mainScope.set(c.name, ambiguous)
+        whereScope.set(c.name, ambiguous)
+      }
     })
     if (src.tbname !== undefined && !mainScope.has('tbname') && (src.kind !== 'stable' || needJoin)) {
       ;(pre ? tagCols : baseCols).push(`${src.tbname} AS ${w.q('tbname')}`)

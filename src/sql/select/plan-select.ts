@@ -1,10 +1,13 @@
 import type { SelectStmt } from './ast.js'
 import { assemble } from './plan-assemble.js'
+import { joinSource } from './join-source.js'
+import { tagsSource } from './tags-source.js'
 import { fillPlan } from './plan-fill.js'
 import { grouping } from './plan-grouping.js'
 import { selectList } from './plan-output.js'
 import { scanQuery } from './plan-scan.js'
 import { queryShape } from './query-shape.js'
+import { planUnion } from './plan-union.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { rowWindowScan } from './row-window.js'
 import { resolveSource } from './sources.js'
@@ -16,9 +19,20 @@ import { SqlWriter } from './sql-writer.js'
  * a bad statement's errors surface and hoisted aggregates are numbered (`__a0`, `__a1`...).
  */
 export function planSelect(stmt: SelectStmt, env: PlanEnv): SelectPlan {
+  if (stmt.setOps !== undefined) {
+    return planUnion(stmt, env, (member) => planSelect(member, env))
+  }
   const w = new SqlWriter(env.dialect)
-  // FROM: the table, system table or subquery read, and its columns
-  const src = resolveSource(stmt, env, w, (inner) => planSelect(inner, env))
+  // FROM: the table, system table, subquery or join read, and its columns
+  const planInner = (inner: SelectStmt): SelectPlan => planSelect(inner, env)
+  let src
+  if (stmt.tags === true) {
+    src = tagsSource(stmt, env, w, planInner)
+  } else if (stmt.from?.kind === 'join') {
+    ;({ src, stmt } = joinSource(stmt, stmt.from, env, w, planInner))
+  } else {
+    src = resolveSource(stmt, env, w, planInner)
+  }
   // `*` expanded, the window, whether the query aggregates, joins tags, pre-aggregates
   const shape = queryShape(stmt, src, env)
   // the base query: columns, WHERE (time bounds folded to ticks), each row's window

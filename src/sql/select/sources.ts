@@ -2,14 +2,16 @@ import { requireAccess } from '../catalog/access.js'
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta } from '../result.js'
 import type { ColumnDef, Precision, TagValue } from '../../storage/td-types.js'
-import type { SelectItem, SelectStmt } from './ast.js'
+import type { FromItem, SelectItem, SelectStmt } from './ast.js'
 import { fixed, type TypeInfo } from './type-info.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import type { SqlWriter } from './sql-writer.js'
 
 /** A column the FROM clause offers, and how the base query reads it. */
-interface SourceCol {
+export interface SourceCol {
   name: string
+  /** joins: the table or alias the column belongs to (scope key `qualifier.name`) */
+  qualifier?: string
   /** SQL text valid inside the base query (over `d`/`t`/`s`) */
   raw: string
   type: TypeInfo
@@ -50,9 +52,16 @@ function colType(c: ColumnDef): TypeInfo {
  * subquery with the same environment.
  */
 export function resolveSource(stmt: SelectStmt, env: PlanEnv, w: SqlWriter, planInner: (select: SelectStmt) => SelectPlan): Source | undefined {
-  const from = stmt.from
+  return resolveFrom(stmt.from, env, w, planInner)
+}
+
+/** One FROM item other than a join (join-source.ts resolves joins from these). */
+export function resolveFrom(from: FromItem | undefined, env: PlanEnv, w: SqlWriter, planInner: (select: SelectStmt) => SelectPlan): Source | undefined {
   if (from === undefined) {
     return undefined
+  }
+  if (from.kind === 'join') {
+    throw new TdError(TD.PAR_NOT_SUPPORT_JOIN, "Not supported join since 'nested join'")
   }
   if (from.kind === 'subquery') {
     const inner = planInner(from.select)
@@ -210,7 +219,11 @@ export function expandItems(items: SelectItem[], src: Source | undefined): Selec
         throw tableNotExist(e.table)
       }
       for (const c of src.starCols) {
-        out.push({ expr: { kind: 'col', name: c.name }, text: c.name })
+        if (c.qualifier === undefined) {
+          out.push({ expr: { kind: 'col', name: c.name }, text: c.name })
+        } else if (e.table === undefined || e.table === c.qualifier) {
+          out.push({ expr: { kind: 'col', table: c.qualifier, name: c.name }, text: c.name })
+        }
       }
       continue
     }

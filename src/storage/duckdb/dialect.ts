@@ -51,6 +51,16 @@ export const duckdbDialect: Dialect = {
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
   },
+  jsonGet(doc: string, key: string): string {
+    return `CAST(json_extract(${doc}, ${jsonPath(key)}) AS VARCHAR)`
+  },
+  jsonKind(doc: string, key: string): string {
+    const t = `json_type(${doc}, ${jsonPath(key)})`
+    return `(CASE ${t} WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'boolean' WHEN 'NULL' THEN 'null' WHEN 'BIGINT' THEN 'number' WHEN 'UBIGINT' THEN 'number' WHEN 'DOUBLE' THEN 'number' END)`
+  },
+  jsonText(doc: string, key: string): string {
+    return `json_extract_string(${doc}, ${jsonPath(key)})`
+  },
   dataTableKey(): string {
     // no PRIMARY KEY: DuckDB's ART index made appends much slower and its flush blocks the
     // event loop; the engine keeps (_tid, ts) unique itself (see write-rows.ts)
@@ -95,4 +105,9 @@ function duckdbColumnType(col: ColumnDef): string {
     case 'TIMESTAMP':
       return 'BIGINT'
   }
+}
+
+/** a JSONPath naming one top-level member, as a string literal */
+function jsonPath(key: string): string {
+  return `'${`$."${key.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`.replaceAll("'", "''")}'`
 }

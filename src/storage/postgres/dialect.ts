@@ -126,6 +126,15 @@ export const postgresDialect: PostgresDialect = {
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
   },
+  jsonGet(doc: string, key: string): string {
+    return `CAST(CAST(${doc} AS jsonb) -> ${quoteString(key)} AS TEXT)`
+  },
+  jsonKind(doc: string, key: string): string {
+    return `jsonb_typeof(CAST(${doc} AS jsonb) -> ${quoteString(key)})`
+  },
+  jsonText(doc: string, key: string): string {
+    return `(CAST(${doc} AS jsonb) ->> ${quoteString(key)})`
+  },
   dataTableKey(keyColumns: string[]): string {
     // COPY + ON CONFLICT upserts need the unique index; replicas write concurrently
     return `, PRIMARY KEY (${keyColumns.join(', ')})`
