@@ -25,7 +25,8 @@ export interface CompileCtx {
   level: 'where' | 'main'
   inAgg: boolean
   window?: { spec: WindowSpec; w: string }
-  agg?: { keys: Map<string, string>; companion?: Companion }
+  /** `oneGroup`: no GROUP BY and no window, where a plain column answers 9740 rather than 9738 */
+  agg?: { keys: Map<string, string>; companion?: Companion; oneGroup?: boolean }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
   series?: { over: string; valid: string[] }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
