@@ -15,8 +15,9 @@ export function paraType(): TdError {
   return new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
 }
 
-export function paraValue(what: string): TdError {
-  return new TdError(TD.FUNC_FUNTION_PARA_TYPE, `Invalid function para value: ${what}`)
+/** TDengine's text for a bad argument value of function `fn` */
+export function paraValue(fn: string): TdError {
+  return new TdError(TD.FUNC_FUNTION_PARA_VALUE, `Invalid parameter value : ${fn}`)
 }
 
 /** an argument that must be numeric (or NULL) */

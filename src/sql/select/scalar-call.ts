@@ -5,11 +5,13 @@
  */
 import { FUNCTIONS } from './functions.js'
 import type { Compiled } from './compile-context.js'
-import { constInt, numericArg, paraType, sqlOf, stringArg, type ScalarCall } from './scalar-args.js'
+import { constInt, numericArg, paraType, paraValue, sqlOf, stringArg, type ScalarCall } from './scalar-args.js'
 import { timeCall } from './scalar-time.js'
 import { fixed, isNumeric, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
 const DOUBLE = fixed('DOUBLE')
+/** TSDB_MAX_BINARY_LEN: the longest VARCHAR value TDengine holds */
+const MAX_STRING = 65517
 const BIGINT = fixed('BIGINT')
 
 /** the SQL of a scalar call this module owns, or undefined (functions.ts's common subset) */
@@ -178,7 +180,15 @@ const STRINGS: Record<string, (c: ScalarCall) => Compiled> = {
   repeat: (c) => {
     const s = stringArg(c, 0).sql
     const n = numericArg(c, 1).sql
-    return { sql: `(CASE WHEN ${n} < 1 THEN '' ELSE repeat(${s}, CAST(${n} AS INTEGER)) END)`, type: c.args[0].type }
+    const k = constInt(c.raw[1])
+    const len = Math.max(1, c.raw[0].kind === 'str' ? c.raw[0].value.length : c.args[0].type.length)
+    if (k !== undefined && k * len > MAX_STRING) {
+      throw paraValue('repeat')
+    }
+    // a column count is capped so no row grows past TDengine's longest string (a huge count
+    // would otherwise build a gigabyte value in the backend)
+    const capped = `least(CAST(${n} AS INTEGER), CAST(${MAX_STRING} / greatest(length(${s}), 1) AS INTEGER))`
+    return { sql: `(CASE WHEN ${n} < 1 THEN '' ELSE repeat(${s}, ${capped}) END)`, type: c.args[0].type }
   },
   trim: (c) => {
     const s = stringArg(c, 0).sql
@@ -237,9 +247,11 @@ const STRINGS: Record<string, (c: ScalarCall) => Compiled> = {
 
 /** SUBSTR(s, pos[, len]): 1-based, negative pos counts from the end, pos 0 or len < 1 is '' */
 function substr(c: ScalarCall): Compiled {
-  const s = stringArg(c, 0).sql
-  const pos = sqlOf(c.ctx).big(numericArg(c, 1).sql)
-  const len = c.args[2] === undefined ? undefined : sqlOf(c.ctx).big(numericArg(c, 2).sql)
+  const s = sqlOf(c.ctx).text(stringArg(c, 0).sql)
+  // positions as INTEGER: PostgreSQL's substr has no BIGINT form
+  const int = (x: string): string => `CAST(${x} AS INTEGER)`
+  const pos = int(numericArg(c, 1).sql)
+  const len = c.args[2] === undefined ? undefined : int(numericArg(c, 2).sql)
   const n = `length(${s})`
   const take = (start: string): string => (len === undefined ? `substr(${s}, ${start})` : `substr(${s}, ${start}, ${len})`)
   const sql =

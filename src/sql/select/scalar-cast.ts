@@ -46,7 +46,7 @@ export function castSql(x: Compiled, raw: Expr, target: TypeInfo, ctx: CompileCt
     return out('NULL')
   }
   const t = target.type
-  const intTarget = t === 'TIMESTAMP' ? undefined : INTS[t as TdType]
+  const intTarget = t === 'TIMESTAMP' || t === 'BOOL' ? undefined : INTS[t as TdType]
   if (intTarget !== undefined) {
     const from = INTS[src as TdType]
     if (from !== undefined) {

@@ -58,13 +58,18 @@ export function isoTicks(s: string, ctx: CompileCtx): string {
   const off =
     `(CASE WHEN ${z} IS NULL OR upper(${z}) = 'Z' THEN 0 ELSE (CASE WHEN substr(${z}, 1, 1) = '-' THEN -1 ELSE 1 END) * ` +
     `(${int(`substr(${z}, 2, 2)`)} * 60 + COALESCE(${int(`NULLIF(substr(replace(${z}, ':', ''), 4, 2), '')`)}, 0)) END)`
-  const days = big(`(make_date(${int(g(1))}, ${int(g(2))}, ${int(g(3))}) - DATE '1970-01-01')`)
+  const [y, m, day] = [int(g(1)), int(g(2)), int(g(3))]
+  const leap = `(${y} % 4 = 0 AND (${y} % 100 <> 0 OR ${y} % 400 = 0))`
+  const monthDays = `(CASE ${m} WHEN 2 THEN (CASE WHEN ${leap} THEN 29 ELSE 28 END) WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END)`
+  // an impossible date or time is NULL like any other unreadable string (make_date would fail)
+  const valid = `${m} BETWEEN 1 AND 12 AND ${day} BETWEEN 1 AND ${monthDays} AND ${num(4)} <= 23 AND ${num(5)} <= 59 AND ${num(6)} <= 59`
+  const days = big(`(make_date(${y}, ${m}, ${day}) - DATE '1970-01-01')`)
   const secs = `(${days} * 86400 + ${num(4)} * 3600 + ${num(5)} * 60 + ${num(6)} - ${off} * 60)`
   const per = PER_SECOND[ctx.precision]
   const fracNs = big(`rpad(COALESCE(${g(7)}, '0'), 9, '0')`)
   const frac = d.quotient(fracNs, (1_000_000_000n / per).toString())
   // the year group is NULL exactly when the string does not match: keep the whole value NULL then
-  return `(CASE WHEN ${g(1)} IS NOT NULL THEN ${secs} * ${per} + ${frac} END)`
+  return `(CASE WHEN ${g(1)} IS NOT NULL AND ${valid} THEN ${secs} * ${per} + ${frac} END)`
 }
 
 /** calendar parts of ticks `t` (UTC) */
@@ -111,7 +116,8 @@ function zoneOffset(z: string): number {
   }
   const m = /^([+-])(\d{2})(?::?(\d{2}))?$/.exec(z)
   if (m === null || Number(m[2]) > 23 || Number(m[3] ?? 0) > 59) {
-    throw paraValue(`invalid time zone '${z}'`)
+    // TDengine's text, spelling included
+    throw new TdError(TD.FUNC_TIME_UNIT_INVALID, 'Invalid timzone format : to_iso8601')
   }
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0))
 }
@@ -119,11 +125,11 @@ function zoneOffset(z: string): number {
 function unitTicks(c: ScalarCall, i: number): bigint {
   const u = c.raw[i]
   if (u?.kind !== 'duration' || u.duration.unit === '' || u.duration.unit === 'n' || u.duration.unit === 'y') {
-    throw paraType()
+    throw paraValue(c.name)
   }
   const ticks = durationToTicks(u.duration, c.ctx.precision)
   if (ticks < 1n) {
-    throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para value: time unit is finer than the database precision')
+    throw new TdError(TD.FUNC_TIME_UNIT_TOO_SMALL, `Time unit is too small : ${c.name}`)
   }
   return ticks
 }

@@ -72,8 +72,8 @@ export function inCaseOf(field: string, name: string): string {
 
 const NS_PER_TICK: Record<Precision, bigint> = { ms: 1_000_000n, us: 1000n, ns: 1n }
 
-function badFormat(s: string): TdError {
-  return new TdError(TD.FUNC_FUNTION_PARA_TYPE, `Invalid function para value: cannot convert '${s}' with the given format`)
+function badFormat(_s: string): TdError {
+  return new TdError(TD.FUNC_TO_TIMESTAMP_FAILED_FORMAT_ERR, 'Func to_timestamp failed for format mismatch')
 }
 
 /**
