@@ -14,6 +14,7 @@ import {
 } from './cases.js'
 import type { Case, Server } from './harness.js'
 import { privilegeCases } from './privilege-cases.js'
+import { scalarCases } from './cases-scalar.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -44,6 +45,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],
+        ['scalar functions', scalarCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {
