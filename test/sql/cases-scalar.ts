@@ -225,7 +225,7 @@ export function scalarCases(): Case[] {
       ),
       then: async (_json, base) => {
         const res = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: 'Basic cm9vdDp0YW9zZGF0YQ==' }, body: 'select to_iso8601(ts), to_iso8601(ts, "+01") from scal_ns.t' })
-        const json = await res.json()
+        const json = (await res.json()) as any
         expect(json.data).toEqual([['2021-07-13T08:16:48.123456789+0000', '2021-07-13T09:16:48.123456789+01']])
         const bad = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: 'Basic cm9vdDp0YW9zZGF0YQ==' }, body: `select to_iso8601(ts, 'abc') from ${T}` })
         expect(await bad.json()).toEqual(err(10250, 'Invalid timzone format : to_iso8601'))
@@ -291,10 +291,27 @@ export function scalarCases(): Case[] {
           headers: { Authorization: 'Basic cm9vdDp0YW9zZGF0YQ==' },
           body: "select to_timestamp('2023-08-1 10:10:10.123456789', 'yyyy-mm-dd hh:mi:ss.ns') from scal_ns.t",
         })
-        expect((await res.json()).data).toEqual([['2023-08-01T10:10:10.123456789Z']])
+        expect(((await res.json()) as any).data).toEqual([['2023-08-01T10:10:10.123456789Z']])
         const bad = await fetch(`${base}/rest/sql`, { method: 'POST', headers: { Authorization: 'Basic cm9vdDp0YW9zZGF0YQ==' }, body: "select to_timestamp('zzz', 'yyyy')" })
         expect(await bad.json()).toEqual(err(10246, 'Func to_timestamp failed for format mismatch'))
       },
+    },
+
+    {
+      name: 'TO_TIMESTAMP over column values: the format read per row, AM/PM, names, NULL when a value does not fit',
+      sql:
+        `select to_timestamp(concat(s, ' PM'), 'yyyy-mm-dd"T"hh:mi:ss+08:00 AM'), to_timestamp(n, 'yyyy'), ` +
+        `to_timestamp(concat('2023-', concat(upper(substr(n, 1, 1)), 'PRIL-05')), 'YYYY-month-dd') from ${T} order by ts`,
+      // row 1: s = '2021-07-13T08:16:48+08:00' read as 08 PM, the zone text matched literally (UTC)
+      check: (json) => {
+        expect(json.column_meta.map((m: unknown[]) => m[1])).toEqual(['TIMESTAMP', 'TIMESTAMP', 'TIMESTAMP'])
+        expect(dataOf(json)).toEqual([['2021-07-13T20:16:48.000Z', null, '2023-04-05T00:00:00.000Z'], [null, null, null], [null, null, null]])
+      },
+    },
+    {
+      name: 'timestamp minus timestamp is a BIGINT of ticks',
+      sql: `select ts - ts, now() - ts > 0 from ${T} where ts = '2021-07-13 08:16:48'`,
+      expect: rowsOf([['ts - ts', 'BIGINT', 8], ['now() - ts > 0', 'BOOL', 1]], [[0, true]]),
     },
 
     // ---- CAST

@@ -469,6 +469,10 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
   }
   const l = compile(e.left, ctx)
   const r = compile(e.right, ctx)
+  if (e.op === '-' && l.type.type === 'TIMESTAMP' && r.type.type === 'TIMESTAMP') {
+    // the distance between two timestamps is a number of ticks, not a time
+    return { sql: `(${l.sql} - ${r.sql})`, type: fixed('BIGINT') }
+  }
   if ((e.op === '+' || e.op === '-') && l.type.type === 'TIMESTAMP' && (isIntegral(r.type.type) || e.right.kind === 'duration')) {
     return { sql: `(${l.sql} ${e.op} ${r.sql})`, type: fixed('TIMESTAMP') }
   }

@@ -10,6 +10,7 @@ import { parseTimestampString } from '../time.js'
 import type { Compiled, CompileCtx } from './compile-context.js'
 import { constInt, paraType, paraValue, sqlOf, type ScalarCall } from './scalar-args.js'
 import { DAYS, inCaseOf, MONTHS, parseWithFormat, tokenizeFormat } from './time-format.js'
+import { fieldsToTicks, formatTicks } from './ticks-sql.js'
 import { fixed, isSignedInt, isString, isUnsignedInt } from './type-info.js'
 import { durationToTicks } from './window.js'
 
@@ -52,24 +53,17 @@ export function isoTicks(s: string, ctx: CompileCtx): string {
   const d = ctx.sql.dialect
   const g = (n: number): string => d.scalar.regexGroup(s, d.quoteString(ISO_RE), n)
   const int = (x: string): string => `CAST(${x} AS INTEGER)`
-  const big = sqlOf(ctx).big
   const num = (n: number): string => `COALESCE(${int(g(n))}, 0)`
   const z = g(8)
   const off =
     `(CASE WHEN ${z} IS NULL OR upper(${z}) = 'Z' THEN 0 ELSE (CASE WHEN substr(${z}, 1, 1) = '-' THEN -1 ELSE 1 END) * ` +
     `(${int(`substr(${z}, 2, 2)`)} * 60 + COALESCE(${int(`NULLIF(substr(replace(${z}, ':', ''), 4, 2), '')`)}, 0)) END)`
-  const [y, m, day] = [int(g(1)), int(g(2)), int(g(3))]
-  const leap = `(${y} % 4 = 0 AND (${y} % 100 <> 0 OR ${y} % 400 = 0))`
-  const monthDays = `(CASE ${m} WHEN 2 THEN (CASE WHEN ${leap} THEN 29 ELSE 28 END) WHEN 4 THEN 30 WHEN 6 THEN 30 WHEN 9 THEN 30 WHEN 11 THEN 30 ELSE 31 END)`
-  // an impossible date or time is NULL like any other unreadable string (make_date would fail)
-  const valid = `${m} BETWEEN 1 AND 12 AND ${day} BETWEEN 1 AND ${monthDays} AND ${num(4)} <= 23 AND ${num(5)} <= 59 AND ${num(6)} <= 59`
-  const days = big(`(make_date(${y}, ${m}, ${day}) - DATE '1970-01-01')`)
-  const secs = `(${days} * 86400 + ${num(4)} * 3600 + ${num(5)} * 60 + ${num(6)} - ${off} * 60)`
-  const per = PER_SECOND[ctx.precision]
-  const fracNs = big(`rpad(COALESCE(${g(7)}, '0'), 9, '0')`)
-  const frac = d.quotient(fracNs, (1_000_000_000n / per).toString())
-  // the year group is NULL exactly when the string does not match: keep the whole value NULL then
-  return `(CASE WHEN ${g(1)} IS NOT NULL AND ${valid} THEN ${secs} * ${per} + ${frac} END)`
+  const fracNs = sqlOf(ctx).big(`rpad(COALESCE(${g(7)}, '0'), 9, '0')`)
+  // the year group is NULL exactly when the string does not match: the whole value is NULL then
+  return fieldsToTicks(
+    { matched: `${g(1)} IS NOT NULL`, year: int(g(1)), month: int(g(2)), day: int(g(3)), hour: num(4), minute: num(5), second: num(6), fracNs, offsetMin: off },
+    ctx,
+  )
 }
 
 /** calendar parts of ticks `t` (UTC) */
@@ -290,12 +284,15 @@ const TIME: Record<string, (c: ScalarCall) => Compiled> = {
   },
   to_timestamp: (c) => {
     const [s, fmt] = c.raw
-    if (fmt.kind !== 'str' || (s.kind !== 'str' && s.kind !== 'null')) {
-      // column values would need the format interpreted in SQL: constants only for now
+    if (fmt.kind !== 'str' || (s.kind !== 'str' && s.kind !== 'null' && !isString(c.args[0].type.type))) {
       throw paraType()
     }
     if (s.kind === 'null') {
       return { sql: `CAST(NULL AS ${c.ctx.sql.physType('BIGINT')})`, type: TIMESTAMP }
+    }
+    if (s.kind !== 'str') {
+      // a column: the format becomes a regular expression, unreadable values are NULL
+      return { sql: formatTicks(c.args[0].sql, fmt.value, c.ctx), type: TIMESTAMP }
     }
     return { sql: sqlOf(c.ctx).big(parseWithFormat(s.value, fmt.value, c.ctx.precision).toString()), type: TIMESTAMP }
   },
