@@ -113,6 +113,26 @@ export function scalarCases(): Case[] {
       ),
     },
     {
+      name: 'ABS keeps the type and wraps the smallest value like C; POW beyond DOUBLE is NULL',
+      sql: 'select abs(cast(-128 as tinyint)), abs(cast(-5 as smallint)), abs(-2.5), pow(10, 400), pow(2, 10), pow(-8, 0.5)',
+      expect: rowsOf(
+        [
+          ['abs(cast(-128 as tinyint))', 'TINYINT', 1],
+          ['abs(cast(-5 as smallint))', 'SMALLINT', 2],
+          ['abs(-2.5)', 'DOUBLE', 8],
+          ['pow(10, 400)', 'DOUBLE', 8],
+          ['pow(2, 10)', 'DOUBLE', 8],
+          ['pow(-8, 0.5)', 'DOUBLE', 8],
+        ],
+        [[-128, 5, 2.5, null, 1024, null]],
+      ),
+    },
+    {
+      name: 'a backend overflow answers 548 in TDengine words, not the backend text',
+      sql: 'select cast(1e300 as float)',
+      expect: err(548, 'Value out of range'),
+    },
+    {
       name: 'RAND: [0, 1), a seed gives the same value each time',
       sql: 'select rand(), rand(1), rand(1)',
       check: (json) => {

@@ -6,6 +6,7 @@
 import { FUNCTIONS } from './functions.js'
 import type { Compiled } from './compile-context.js'
 import { constInt, numericArg, paraType, paraValue, sqlOf, stringArg, type ScalarCall } from './scalar-args.js'
+import { castSql } from './scalar-cast.js'
 import { timeCall } from './scalar-time.js'
 import { fixed, isNumeric, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
@@ -75,6 +76,16 @@ function roundLike(mode: 'round' | 'truncate'): (c: ScalarCall) => Compiled {
 }
 
 const MATHS: Record<string, (c: ScalarCall) => Compiled> = {
+  abs: (c) => {
+    const x = numericArg(c, 0)
+    const t = x.type.type
+    if (!isSignedInt(t) || t === 'BIGINT' || t === 'BOOL') {
+      return { sql: `abs(${x.sql})`, type: x.type }
+    }
+    // abs of the smallest TINYINT/SMALLINT/INT wraps like C instead of overflowing in the backend
+    const wide: Compiled = { sql: `abs(${sqlOf(c.ctx).big(x.sql)})`, type: BIGINT }
+    return castSql(wide, c.raw[0], x.type, c.ctx)
+  },
   sin: guarded('sin'),
   cos: guarded('cos'),
   tan: guarded('tan'),
@@ -101,7 +112,9 @@ const MATHS: Record<string, (c: ScalarCall) => Compiled> = {
     const a = dbl(numericArg(c, 0).sql)
     const b = dbl(numericArg(c, 1).sql)
     // C's pow gives inf / NaN where PostgreSQL fails the query: NULL on every backend
-    return { sql: `(CASE WHEN (${a} = 0 AND ${b} < 0) OR (${a} < 0 AND ${b} <> trunc(${b})) THEN NULL ELSE power(${a}, ${b}) END)`, type: DOUBLE }
+    // and beyond DOUBLE's range (inf, NULL in the JSON), where PostgreSQL fails with an overflow
+    const overflow = `(${a} <> 0 AND ${b} * ln(abs(${a})) > 709.78)`
+    return { sql: `(CASE WHEN (${a} = 0 AND ${b} < 0) OR (${a} < 0 AND ${b} <> trunc(${b})) OR ${overflow} THEN NULL ELSE power(${a}, ${b}) END)`, type: DOUBLE }
   },
   mod: (c) => {
     const { dbl } = sqlOf(c.ctx)
