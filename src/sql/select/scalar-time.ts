@@ -233,9 +233,9 @@ const TIME: Record<string, (c: ScalarCall) => Compiled> = {
       throw paraType()
     }
     // the adapter's zone is UTC, so use_current_timezone 0 and 1 truncate alike; 1w lands on a
-    // Thursday (weeks counted from the Unix epoch, as TDengine does)
+    // Thursday (weeks counted from the Unix epoch); C division as in TDengine (toward zero)
     const d = c.ctx.sql.dialect
-    return { sql: sqlOf(c.ctx).big(`(${d.floorDiv(t, u.toString())} * ${u})`), type: TIMESTAMP }
+    return { sql: sqlOf(c.ctx).big(`(${d.quotient(t, u.toString())} * ${u})`), type: TIMESTAMP }
   },
   timediff: (c) => {
     const diff = `(${ticksArg(c, 0)} - ${ticksArg(c, 1)})`
