@@ -15,6 +15,7 @@
  *    in a partial write keep their old values.
  */
 import type { ColumnDef } from './td-types.js'
+import type { ScalarDialect } from './scalar-dialect.js'
 
 /** How backend SQL text is spelled. Shared code never writes backend-specific SQL itself. */
 export interface Dialect {
@@ -56,4 +57,6 @@ export interface Dialect {
   dataTableKey(keyColumns: string[]): string
   /** the constraint after a tag table's `_tid INTEGER` (' PRIMARY KEY'), or '' where the catalog alone keeps it unique */
   tagTableKey(): string
+  /** what the scalar functions spell per backend */
+  readonly scalar: ScalarDialect
 }

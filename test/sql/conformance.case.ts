@@ -19,6 +19,7 @@ import { interpCases } from './cases-interp.js'
 import { calendarCases } from './cases-calendar.js'
 import { stmtsCases } from './cases-stmts.js'
 import { setsCases } from './cases-sets.js'
+import { scalarCases } from './cases-scalar.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -52,6 +53,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['auth, parameters, vgid', restCases()],
         ['statements (DELETE, INSERT ... SELECT, RENAME, COMMENT, ALTER DATABASE, performance_schema)', stmtsCases()],
         ['sets: JSON tags, UNION, JOIN, SELECT TAGS', setsCases()],
+        ['scalar functions', scalarCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {

@@ -28,7 +28,8 @@ export interface CompileCtx {
   inAgg: boolean
   /** `end`: a row window's end (its last ts), else the end is `w` + the interval */
   window?: { spec: WindowSpec; w: string; end?: string }
-  agg?: { keys: Map<string, string>; companion?: Companion }
+  /** `oneGroup`: no GROUP BY and no window, where a plain column answers 9740 rather than 9738 */
+  agg?: { keys: Map<string, string>; companion?: Companion; oneGroup?: boolean }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
   series?: { over: string; valid: string[] }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */

@@ -14,6 +14,8 @@ import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 import { TBNAME_TYPE } from './sources.js'
+import { castSql } from './scalar-cast.js'
+import { scalarCall } from './scalar-call.js'
 import { isTimeCall, ticksPerMs, timeConst, timeConstIfTimestamp } from './time-range.js'
 import { durationToTicks } from './window.js'
 
@@ -150,11 +152,8 @@ export function compile(e: Expr, ctx: CompileCtx): Compiled {
         ' END)'
       return { sql, type }
     }
-    case 'cast': {
-      const x = compile(e.expr, ctx)
-      const type = castType(e.type.name, e.type.length)
-      return { sql: `CAST(${x.sql} AS ${p.physType(type.type, type.length)})`, type }
-    }
+    case 'cast':
+      return castSql(compile(e.expr, ctx), e.expr, castType(e.type.name, e.type.length), ctx)
   }
 }
 
@@ -227,6 +226,10 @@ function compileCol(e: Expr & { kind: 'col' }, ctx: CompileCtx): Compiled {
     // a plain column in a grouped query: only through a single selection function's row
     const comp = ctx.agg.companion
     if (comp === undefined || ctx.tsName === undefined) {
+      // TDengine: without GROUP BY or a window the whole result is one group (0x260C)
+      if (ctx.agg.oneGroup === true) {
+        throw new TdError(TD.PAR_NOT_SINGLE_GROUP, 'Not a single-group group function')
+      }
       throw new TdError(TD.PAR_GROUPBY_LACK_EXPRESSION, 'Not a GROUP BY expression')
     }
     return { sql: companionSql(ref.sql, comp, ctx), type: ref.type }
@@ -287,6 +290,10 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   }
   if (spec.kind === 'scalar') {
     const args = e.args.map((a) => compile(a, ctx))
+    const own = scalarCall({ name: e.name, args, raw: e.args, ctx })
+    if (own !== undefined) {
+      return own
+    }
     const type = spec.result(args.map((a) => a.type))
     const fn = e.name === 'ifnull' ? 'coalesce' : e.name === 'char_length' ? 'length' : e.name === 'length' ? 'octet_length' : e.name
     if (e.name === 'log' && args.length === 2) {
@@ -489,6 +496,10 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
   }
   const l = compile(e.left, ctx)
   const r = compile(e.right, ctx)
+  if (e.op === '-' && l.type.type === 'TIMESTAMP' && r.type.type === 'TIMESTAMP') {
+    // the distance between two timestamps is a number of ticks, not a time
+    return { sql: `(${l.sql} - ${r.sql})`, type: fixed('BIGINT') }
+  }
   if ((e.op === '+' || e.op === '-') && l.type.type === 'TIMESTAMP' && (isIntegral(r.type.type) || e.right.kind === 'duration')) {
     return { sql: `(${l.sql} ${e.op} ${r.sql})`, type: fixed('TIMESTAMP') }
   }

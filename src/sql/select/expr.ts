@@ -343,6 +343,12 @@ function parseNameOrCall(c: Cursor): Expr {
       c.exprDepth = depth
       return out
     }
+    const special = parseSpecialCall(c, name)
+    if (special !== undefined) {
+      c.expect(')')
+      c.leave()
+      return special
+    }
     const args: Expr[] = []
     let depth = 1
     if (!c.at(')')) {
@@ -373,4 +379,56 @@ function parseNameOrCall(c: Cursor): Expr {
     return { kind: 'call', name: first.value, args: [] }
   }
   return { kind: 'col', name: first.value }
+}
+
+/**
+ * The calls with keywords inside (TDengine 3.3.3): POSITION(a IN b), SUBSTRING/SUBSTR(s FROM pos
+ * [FOR len]) and TRIM([{LEADING|TRAILING|BOTH}] [remstr] FROM s), read into plain calls:
+ * position(a, b), substring(s, pos[, len]) and trim(s, remstr, side). Undefined (nothing read)
+ * for the ordinary argument-list form.
+ */
+function parseSpecialCall(c: Cursor, name: string): Expr | undefined {
+  const arg = (): Expr => {
+    const e = parseExpr(c)
+    c.exprDepth = deeper(c, c.exprDepth, 0)
+    return e
+  }
+  if (name === 'position') {
+    const needle = parseBitwise(c)
+    c.expectKeyword('IN')
+    return { kind: 'call', name, args: [needle, arg()] }
+  }
+  if ((name === 'substring' || name === 'substr') && !c.at(')')) {
+    const start = c.pos
+    const s = arg()
+    if (!c.acceptKeyword('FROM')) {
+      c.pos = start
+      return undefined
+    }
+    const args = [s, arg()]
+    if (c.acceptKeyword('FOR')) {
+      args.push(arg())
+    }
+    return { kind: 'call', name, args }
+  }
+  if (name === 'trim' && !c.at(')')) {
+    const start = c.pos
+    let side: string | undefined
+    if (c.atKeyword('LEADING', 'TRAILING', 'BOTH') && !c.atKeywordAt(1, ',', ')')) {
+      side = c.next().value.toLowerCase()
+    }
+    if (c.acceptKeyword('FROM')) {
+      return { kind: 'call', name, args: [arg(), { kind: 'str', value: ' ' }, { kind: 'str', value: side ?? 'both' }] }
+    }
+    const first = arg()
+    if (c.acceptKeyword('FROM')) {
+      return { kind: 'call', name, args: [arg(), first, { kind: 'str', value: side ?? 'both' }] }
+    }
+    if (side !== undefined) {
+      throw c.error()
+    }
+    c.pos = start
+    return undefined
+  }
+  return undefined
 }

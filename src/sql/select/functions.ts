@@ -1,3 +1,4 @@
+import { SCALAR_SPECS } from './scalar-specs.js'
 import { fixed, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
 /** timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE) */
@@ -77,6 +78,8 @@ const SPECS: FuncSpec[] = [
   { name: 'timezone', kind: 'system', minArgs: 0, maxArgs: 0, result: () => ({ type: 'VARCHAR', length: 64 }) },
   { name: 'now', kind: 'system', minArgs: 0, maxArgs: 0, result: () => fixed('TIMESTAMP') },
   { name: 'today', kind: 'system', minArgs: 0, maxArgs: 0, result: () => fixed('TIMESTAMP') },
+  // the rest of TDengine 3's scalar list (maths, strings, time)
+  ...SCALAR_SPECS,
 ]
 
 export const FUNCTIONS: ReadonlyMap<string, FuncSpec> = new Map(SPECS.map((s) => [s.name, s]))

@@ -60,7 +60,7 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
     const keys = new Map<string, string>()
     groupExprs.forEach((g, i) => keys.set(exprKey(g), keySqls[i]))
     rowWindowKeys(shape, ctx, keys)
-    ctx.agg = { keys, companion: findCompanion(shape.items, stmt) }
+    ctx.agg = { keys, companion: findCompanion(shape.items, stmt), oneGroup: stmt.groupBy.length === 0 && window === undefined && stmt.rowWindow === undefined }
   }
   const hoisted = new Map<string, string>()
   if (pre) {

@@ -1,6 +1,5 @@
 import type { Storage } from '../catalog/types.js'
 import type { NumericChunk } from '../../storage/types.js'
-import { TD, TdError } from '../../td-error.js'
 import type { SqlContext, SqlResult } from '../result.js'
 import { systemTable } from '../system-tables.js'
 import type { SelectStmt } from './ast.js'
@@ -8,6 +7,7 @@ import { planSelect } from './plan-select.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { isInterp, runInterp } from './run-interp.js'
 import { fillWindows } from './fill-windows.js'
+import { backendError } from './backend-errors.js'
 
 export interface SelectEnv {
   storage: Storage
@@ -65,11 +65,8 @@ async function* backendRows<T>(open: () => AsyncIterable<T>): AsyncIterable<T> {
       yield chunk
     }
   } catch (err) {
-    if (err instanceof TdError) {
-      throw err
-    }
-    // never leak backend error codes; keep the backend text for the operator
-    throw new TdError(TD.GENERIC, `Query failed: ${(err as Error).message}`, { cause: err })
+    // a backend error as TDengine's code and words (backend-errors.ts)
+    throw backendError(err)
   }
 }
 

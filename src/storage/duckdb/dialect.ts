@@ -1,5 +1,6 @@
 import type { Dialect } from '../dialect.js'
 import type { ColumnDef } from '../td-types.js'
+import { duckdbScalar } from './scalar.js'
 
 /**
  * DuckDB spelling of the shared physical layout.
@@ -10,6 +11,7 @@ import type { ColumnDef } from '../td-types.js'
  */
 export const duckdbDialect: Dialect = {
   name: 'duckdb',
+  scalar: duckdbScalar,
   catalogSchema: 'tdcatalog',
   quoteIdent(name: string): string {
     return `"${name.replaceAll('"', '""')}"`

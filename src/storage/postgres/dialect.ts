@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Dialect } from '../dialect.js'
 import type { ColumnDef } from '../td-types.js'
+import { postgresScalar } from './scalar.js'
 
 /** PostgreSQL folds nothing inside quotes but truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
 export const PG_MAX_IDENT_BYTES = 63
@@ -89,6 +90,7 @@ const DO_TAG = '$db_adapter_ht$'
 
 export const postgresDialect: PostgresDialect = {
   name: 'postgres',
+  scalar: postgresScalar,
   catalogSchema: 'db_adapter_catalog',
   quoteIdent,
   quoteString,

@@ -1,0 +1,15 @@
+import type { ScalarDialect } from '../scalar-dialect.js'
+
+/** PostgreSQL spellings of the scalar functions' backend-specific parts. */
+export const postgresScalar: ScalarDialect = {
+  wideInt: 'NUMERIC',
+  byteLength(value: string): string {
+    return `octet_length(${value})`
+  },
+  regexGroup(value: string, pattern: string, group: number): string {
+    return `NULLIF((regexp_match(${value}, ${pattern}))[${group}], '')`
+  },
+  regexReplace(value: string, pattern: string, replacement: string): string {
+    return `regexp_replace(${value}, ${pattern}, ${replacement})`
+  },
+}
