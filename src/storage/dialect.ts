@@ -41,6 +41,12 @@ export interface Dialect {
   /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
   argMaxNull?(value: string, key: string): string
   stddevPop(expr: string): string
+  /** the continuous (interpolated) quantile of `expr` at `fraction` (0..1), an aggregate */
+  quantile(expr: string, fraction: string): string
+  /** the most frequent non-NULL value of `expr`, an aggregate */
+  mode(expr: string): string
+  /** a DOUBLE expression as text with six decimals (C's `%.6f`) */
+  fixed6(expr: string): string
   /**
    * The key clause of a data table's CREATE TABLE (leading comma included), or '' where the
    * backend enforces last-write-wins without a unique index (DuckDB: see its engine).

@@ -14,6 +14,7 @@ import {
 } from './cases.js'
 import type { Case, Server } from './harness.js'
 import { privilegeCases } from './privilege-cases.js'
+import { funcsAggCases } from './cases-funcs-agg.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -41,6 +42,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SHOW', showCases()],
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
+        ['aggregate, selection and time-series functions', funcsAggCases()],
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],

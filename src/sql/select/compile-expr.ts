@@ -11,6 +11,7 @@ import type { Expr } from './ast.js'
 import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
 import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
+import { extraAggregate, isExtraAggregate } from './agg-extra.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 import { TBNAME_TYPE } from './sources.js'
 import { isTimeCall, ticksPerMs, timeConst, timeConstIfTimestamp } from './time-range.js'
@@ -309,10 +310,14 @@ function aggregateCall(e: Expr & { kind: 'call' }, spec: FuncSpec, starArg: bool
     return { sql: `count(${compile(e.args[0], inner).sql})`, type: fixed('BIGINT') }
   }
   const arg = compile(e.args[0], inner)
+  if (isExtraAggregate(e.name)) {
+    return extraAggregate(e, arg, inner)
+  }
   const type = spec.result([arg.type])
   const t = arg.type.type
   const needNumeric = ['avg', 'sum', 'spread', 'stddev', 'stddev_pop'].includes(e.name)
-  if (needNumeric && !isNumeric(t) && t !== 'NULL') {
+  // SPREAD also takes timestamps (the span in ticks)
+  if (needNumeric && !isNumeric(t) && t !== 'NULL' && !(e.name === 'spread' && t === 'TIMESTAMP')) {
     throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
   }
   const ts = ctx.tsName === undefined ? undefined : ctx.scope.get(ctx.tsName)?.sql

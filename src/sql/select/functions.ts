@@ -41,6 +41,14 @@ const SPECS: FuncSpec[] = [
   { name: 'spread', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
   { name: 'stddev', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
   { name: 'stddev_pop', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  // statistical aggregates (agg-extra.ts)
+  { name: 'var_pop', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'percentile', kind: 'aggregate', minArgs: 2, maxArgs: 11, result: double },
+  { name: 'apercentile', kind: 'aggregate', minArgs: 2, maxArgs: 3, result: double },
+  { name: 'mode', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'hyperloglog', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: bigint },
+  { name: 'elapsed', kind: 'aggregate', minArgs: 1, maxArgs: 2, result: double },
+  { name: 'irate', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
   // selection functions (section 6.2): one row's value, so plain columns may ride along
   { name: 'min', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
   { name: 'max', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },

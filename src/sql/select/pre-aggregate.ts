@@ -40,7 +40,8 @@ export function preAggregable(
   let ok = true
   const walk = (e: Expr): void => {
     if (e.kind === 'call' && isAggregateName(e.name)) {
-      ok &&= !e.args.some(readsTags)
+      // ELAPSED in a window reads the whole partition's span through a window over the groups
+      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined)
       return
     }
     if (containsSeries(e)) {

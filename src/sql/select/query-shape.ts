@@ -3,6 +3,7 @@ import { nowTicks } from '../time.js'
 import type { Precision } from '../../storage/td-types.js'
 import type { Expr, SelectItem, SelectStmt } from './ast.js'
 import { collectRefs, containsAgg, resolvePositional } from './expr-walk.js'
+import { checkFunctionPlacement } from './func-rules.js'
 import { preAggregable } from './pre-aggregate.js'
 import type { PlanEnv } from './select-plan.js'
 import { expandItems, type Source } from './sources.js'
@@ -31,6 +32,7 @@ export interface QueryShape {
 export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanEnv): QueryShape {
   const precision: Precision = src?.precision ?? 'ms'
   const now = nowTicks(precision, env.nowMs)
+  checkFunctionPlacement(stmt, src)
   const items = expandItems(stmt.items, src)
   const refs = collectRefs(stmt)
   const window = stmt.window === undefined ? undefined : resolveWindow(stmt.window, precision)
