@@ -183,8 +183,152 @@ function timeline(): Case[] {
   ]
 }
 
+const TS = col('ts', 'TIMESTAMP', 8)
+const bi = (name: string): [string, string, number] => col(name, 'BIGINT', 8)
+
+function rowAligned(): Case[] {
+  return [
+    {
+      name: 'csum skips NULL rows, BIGINT for an INT column',
+      sql: 'select ts, csum(v) from fagg.a',
+      expect: rowsOf([TS, bi('csum(v)')], [[at(0), 1], [at(10), 4], [at(20), 6], [at(40), 12]]),
+    },
+    {
+      name: 'csum of a DOUBLE column keeps the row whose other column is NULL',
+      sql: 'select csum(f) from fagg.a',
+      expect: rowsOf([dbl('csum(f)')], [[1.5], [2], [4.5], [5.5], [9.5]]),
+    },
+    {
+      name: 'csum over a super table is one timeline in time order',
+      sql: 'select ts, csum(v) from fagg.st',
+      expect: rowsOf([TS, bi('csum(v)')], [[at(0), 1], [at(5), 11], [at(10), 14], [at(15), 18], [at(20), 20], [at(25), 24], [at(35), 33], [at(40), 39]]),
+    },
+    {
+      name: 'csum per child (partition by tbname)',
+      sql: 'select tbname, csum(v) c from fagg.st partition by tbname',
+      check: (json) => {
+        expect(json.column_meta[1]).toEqual(bi('c'))
+        expect(json.data).toEqual([['a', 1], ['a', 4], ['a', 6], ['a', 12], ['b', 10], ['b', 14], ['b', 18], ['b', 27]])
+      },
+    },
+    {
+      name: 'mavg(v, 2): from the second non-NULL row on',
+      sql: 'select ts, mavg(v, 2) from fagg.a',
+      expect: rowsOf([TS, dbl('mavg(v, 2)')], [[at(10), 2], [at(20), 2.5], [at(40), 4]]),
+    },
+    {
+      name: 'statecount LT: the run counts on across a NULL (NULL out), -1 when false',
+      sql: "select ts, statecount(v, 'LT', 5) from fagg.a",
+      expect: rowsOf([TS, bi("statecount(v, 'LT', 5)")], [[at(0), 1], [at(10), 2], [at(20), 3], [at(30), null], [at(40), -1]]),
+    },
+    {
+      name: 'statecount EQ and NE (lower case) per child',
+      sql: "select tbname, statecount(v, 'eq', 4), statecount(v, 'ne', 4) from fagg.st partition by tbname",
+      check: (json) => {
+        expect(json.data.filter((r: unknown[]) => r[0] === 'b').map((r: unknown[]) => [r[1], r[2]])).toEqual([[-1, 1], [1, -1], [2, -1], [-1, 1]])
+      },
+    },
+    {
+      name: 'statecount GE and GT over a super table timeline',
+      sql: "select statecount(v, 'GE', 3), statecount(v, 'GT', 3) from fagg.st",
+      // v in time order: 1 10 3 4 2 4 NULL 9 6
+      expect: rowsOf(
+        [bi("statecount(v, 'GE', 3)"), bi("statecount(v, 'GT', 3)")],
+        [[-1, -1], [1, 1], [2, -1], [3, 1], [-1, -1], [1, 1], [null, null], [2, 2], [3, 3]],
+      ),
+    },
+    {
+      name: 'stateduration LE with a unit, and in the database precision',
+      sql: "select ts, stateduration(v, 'LE', 5, 1s), stateduration(v, 'LE', 5) from fagg.a",
+      expect: rowsOf(
+        [TS, bi("stateduration(v, 'LE', 5, 1s)"), bi("stateduration(v, 'LE', 5)")],
+        [[at(0), 0, 0], [at(10), 10, 10000], [at(20), 20, 20000], [at(30), null, null], [at(40), -1, -1]],
+      ),
+    },
+    { name: 'statecount with an unknown operator is 10243', sql: "select statecount(v, 'XX', 1) from fagg.a", expect: err(10243, expect.any(String)) },
+  ]
+}
+
+function selections(): Case[] {
+  return [
+    { name: 'top(v, 2) of a child, in time order', sql: 'select ts, top(v, 2) from fagg.a', expect: rowsOf([TS, col('top(v, 2)', 'INT', 4)], [[at(10), 3], [at(40), 6]]) },
+    {
+      name: 'bottom over a super table with tbname beside it',
+      sql: 'select tbname, ts, bottom(v, 2) from fagg.st',
+      check: (json) => {
+        expect(json.column_meta[2]).toEqual(col('bottom(v, 2)', 'INT', 4))
+        expect(json.data).toEqual([['a', at(0), 1], ['a', at(20), 2]])
+      },
+    },
+    {
+      name: 'top per child (partition by tbname)',
+      sql: 'select tbname, ts, top(v, 2) from fagg.st partition by tbname',
+      check: (json) => {
+        expect(json.data).toEqual([['a', at(10), 3], ['a', at(40), 6], ['b', at(5), 10], ['b', at(35), 9]])
+      },
+    },
+    {
+      name: 'top per INTERVAL window: NULL values are never picked',
+      sql: 'select _wstart, ts, top(v, 2) from fagg.a interval(20s)',
+      expect: rowsOf([col('_wstart', 'TIMESTAMP', 8), TS, col('top(v, 2)', 'INT', 4)], [[at(0), at(0), 1], [at(0), at(10), 3], [at(20), at(20), 2], [at(40), at(40), 6]]),
+    },
+    {
+      name: 'top per GROUP BY tag',
+      sql: 'select g, top(v, 1) from fagg.st group by g',
+      expect: rowsOf([col('g', 'INT', 4), col('top(v, 1)', 'INT', 4)], [[1, 6], [2, 10]]),
+    },
+    { name: 'tail(v, 2) keeps NULL values', sql: 'select ts, tail(v, 2) from fagg.a', expect: rowsOf([TS, col('tail(v, 2)', 'INT', 4)], [[at(30), null], [at(40), 6]]) },
+    { name: 'tail(v, 2, 1) skips the last row', sql: 'select ts, tail(v, 2, 1) from fagg.a', expect: rowsOf([TS, col('tail(v, 2, 1)', 'INT', 4)], [[at(20), 2], [at(30), null]]) },
+    { name: 'unique: the first row of each value', sql: 'select ts, unique(v) from fagg.b', expect: rowsOf([TS, col('unique(v)', 'INT', 4)], [[at(5), 10], [at(15), 4], [at(35), 9]]) },
+    {
+      name: 'sample(v, 3): three of the rows, in time order, each a real (ts, v) pair',
+      sql: 'select ts, sample(v, 3) from fagg.a',
+      check: (json) => {
+        const real = new Map<string, unknown>([[at(0), 1], [at(10), 3], [at(20), 2], [at(30), null], [at(40), 6]])
+        expect(json.column_meta).toEqual([TS, col('sample(v, 3)', 'INT', 4)])
+        expect(json.rows).toBe(3)
+        const times = json.data.map((r: unknown[]) => r[0] as string)
+        expect([...times].sort()).toEqual(times)
+        expect(new Set(times).size).toBe(3)
+        for (const [t, v] of json.data) {
+          expect(real.has(t)).toBe(true)
+          expect(v).toBe(real.get(t))
+        }
+      },
+    },
+    {
+      name: 'sample with k above the row count returns every row',
+      sql: 'select count(*) from (select sample(v, 100) s from fagg.st)',
+      expect: rowsOf([bi('count(*)')], [[9]]),
+    },
+  ]
+}
+
+function placement(): Case[] {
+  return [
+    { name: 'top beside another aggregate is 9807', sql: 'select top(v, 2), count(*) from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    { name: 'top beside bottom is 9807', sql: 'select top(v, 2), bottom(v, 2) from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    { name: 'csum inside an expression is 9807', sql: 'select csum(v) + 1 from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    { name: 'mavg nested in abs is 9807', sql: 'select abs(mavg(v, 2)) from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    { name: 'csum beside mavg is 9807', sql: 'select csum(v), mavg(v, 2) from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    {
+      name: 'csum with INTERVAL is 9807',
+      sql: 'select csum(v) from fagg.a interval(10s)',
+      expect: err(9807, 'csum function is not supported in window query or group query'),
+    },
+    {
+      name: 'statecount with GROUP BY is 9807',
+      sql: "select statecount(v, 'LT', 1) from fagg.st group by g",
+      expect: err(9807, 'statecount function is not supported in window query or group query'),
+    },
+    { name: 'top in WHERE is 9807', sql: 'select v from fagg.a where top(v, 1) > 0', expect: err(9807, NOT_ALLOWED) },
+    { name: 'top(v, 101) is 10243', sql: 'select top(v, 101) from fagg.a', expect: err(10243, expect.any(String)) },
+    { name: 'top of a string column is 10242', sql: "select top(tbname, 1) from fagg.st", expect: err(10242, expect.any(String)) },
+  ]
+}
+
 export function funcsAggCases(): Case[] {
-  return [...setup(), ...statistical(), ...timeline(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
+  return [...setup(), ...statistical(), ...timeline(), ...rowAligned(), ...selections(), ...placement(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
 }
 
 export { NOT_ALLOWED }

@@ -27,7 +27,7 @@ export interface CompileCtx {
   window?: { spec: WindowSpec; w: string }
   agg?: { keys: Map<string, string>; companion?: Companion }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
-  series?: { over: string; valid: string[] }
+  series?: { over: string; valid: string[]; part: string[]; ts: string }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
   tid?: { raw: string; of: (name: string) => number | undefined }
   /** pre-aggregation: an aggregate's SQL becomes a column of the per-child query; returns its reference */

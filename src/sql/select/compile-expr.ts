@@ -12,6 +12,7 @@ import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
 import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
 import { extraAggregate, isExtraAggregate } from './agg-extra.js'
+import { rowsCall } from './rows-funcs.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 import { TBNAME_TYPE } from './sources.js'
 import { isTimeCall, ticksPerMs, timeConst, timeConstIfTimestamp } from './time-range.js'
@@ -264,6 +265,9 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   }
   if (spec.kind === 'timeseries') {
     return seriesCall(e, ctx)
+  }
+  if (spec.kind === 'rows') {
+    return rowsCall(e, compile(e.args[0], { ...ctx, series: undefined }), ctx)
   }
   if (spec.kind === 'scalar') {
     const args = e.args.map((a) => compile(a, ctx))

@@ -1,7 +1,10 @@
 import { fixed, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
-/** timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE) */
-type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries'
+/**
+ * timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE);
+ * rows: several rows per partition, window functions too (rows-funcs.ts)
+ */
+type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries' | 'rows'
 
 export interface FuncSpec {
   name: string
@@ -58,6 +61,16 @@ const SPECS: FuncSpec[] = [
   // time-series functions (section 6.3): the first row of each slice has no output
   { name: 'diff', kind: 'timeseries', minArgs: 1, maxArgs: 2, result: (a) => (a[0] !== undefined && (isSignedInt(a[0].type) || isUnsignedInt(a[0].type) || a[0].type === 'TIMESTAMP') ? fixed('BIGINT') : fixed('DOUBLE')) },
   { name: 'derivative', kind: 'timeseries', minArgs: 3, maxArgs: 3, result: double },
+  // several rows per partition (rows-funcs.ts; types there)
+  { name: 'csum', kind: 'rows', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'mavg', kind: 'rows', minArgs: 2, maxArgs: 2, result: double },
+  { name: 'statecount', kind: 'rows', minArgs: 3, maxArgs: 3, result: bigint },
+  { name: 'stateduration', kind: 'rows', minArgs: 3, maxArgs: 4, result: bigint },
+  { name: 'top', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'bottom', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'sample', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'tail', kind: 'rows', minArgs: 2, maxArgs: 3, result: same },
+  { name: 'unique', kind: 'rows', minArgs: 1, maxArgs: 1, result: same },
   // scalar functions (section 6.4, the common subset)
   { name: 'abs', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
   { name: 'ceil', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
