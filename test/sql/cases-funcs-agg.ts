@@ -304,6 +304,52 @@ function selections(): Case[] {
   ]
 }
 
+const H = (name: string): [string, string, number] => col(name, 'VARCHAR', 510)
+const bin = (lo: string, hi: string, count: string): string => `{"lower_bin":${lo}, "upper_bin":${hi}, "count":${count}}`
+
+function histograms(): Case[] {
+  // v over the super table: 1 3 2 6 10 4 4 9 (NULL skipped)
+  return [
+    {
+      name: 'histogram user_input: lower < v <= upper, one row per bin',
+      sql: "select histogram(v, 'user_input', '[0, 3, 6, 10]', 0) from fagg.st",
+      expect: rowsOf([H("histogram(v, 'user_input', '[0, 3, 6, 10]', 0)")], [[bin('0', '3', '3')], [bin('3', '6', '3')], [bin('6', '10', '2')]]),
+    },
+    {
+      name: 'histogram linear_bin with infinity',
+      sql: `select histogram(v, 'linear_bin', '{"start": 0, "width": 4, "count": 2, "infinity": true}', 0) h from fagg.st`,
+      expect: rowsOf([H('h')], [[bin('-inf', '0', '0')], [bin('0', '4', '5')], [bin('4', '8', '1')], [bin('8', 'inf', '2')]]),
+    },
+    {
+      name: 'histogram log_bin normalized: shares of the binned values with six decimals',
+      sql: `select histogram(v, 'log_bin', '{"start": 1, "factor": 2, "count": 3, "infinity": false}', 1) h from fagg.st`,
+      expect: rowsOf([H('h')], [[bin('1', '2', '0.200000')], [bin('2', '4', '0.600000')], [bin('4', '8', '0.200000')]]),
+    },
+    {
+      name: 'histogram per GROUP BY tag, bins in order within each group',
+      sql: "select g, histogram(v, 'user_input', '[0, 5, 10]', 0) h from fagg.st group by g",
+      expect: rowsOf([col('g', 'INT', 4), H('h')], [[1, bin('0', '5', '3')], [1, bin('5', '10', '1')], [2, bin('0', '5', '2')], [2, bin('5', '10', '2')]]),
+    },
+    {
+      name: 'histogram per child and INTERVAL window',
+      sql: "select tbname, _wstart, histogram(v, 'user_input', '[0, 5, 10]', 0) h from fagg.st partition by tbname interval(40s)",
+      check: (json) => {
+        expect(json.data.map((r: unknown[]) => [r[0], r[1], r[2]])).toEqual([
+          ['a', at(0), bin('0', '5', '3')],
+          ['a', at(0), bin('5', '10', '0')],
+          ['a', at(40), bin('0', '5', '0')],
+          ['a', at(40), bin('5', '10', '1')],
+          ['b', at(0), bin('0', '5', '2')],
+          ['b', at(0), bin('5', '10', '2')],
+        ])
+      },
+    },
+    { name: 'histogram with an unknown bin type is 10243', sql: "select histogram(v, 'equal', '[0, 1]', 0) from fagg.a", expect: err(10243, expect.any(String)) },
+    { name: 'histogram with unordered user bins is 10243', sql: "select histogram(v, 'user_input', '[3, 1]', 0) from fagg.a", expect: err(10243, expect.any(String)) },
+    { name: 'histogram beside count is 9807', sql: "select count(*), histogram(v, 'user_input', '[0, 1]', 0) from fagg.a", expect: err(9807, NOT_ALLOWED) },
+  ]
+}
+
 function placement(): Case[] {
   return [
     { name: 'top beside another aggregate is 9807', sql: 'select top(v, 2), count(*) from fagg.a', expect: err(9807, NOT_ALLOWED) },
@@ -328,7 +374,7 @@ function placement(): Case[] {
 }
 
 export function funcsAggCases(): Case[] {
-  return [...setup(), ...statistical(), ...timeline(), ...rowAligned(), ...selections(), ...placement(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
+  return [...setup(), ...statistical(), ...timeline(), ...rowAligned(), ...selections(), ...histograms(), ...placement(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
 }
 
 export { NOT_ALLOWED }

@@ -25,7 +25,8 @@ export interface CompileCtx {
   level: 'where' | 'main'
   inAgg: boolean
   window?: { spec: WindowSpec; w: string }
-  agg?: { keys: Map<string, string>; companion?: Companion }
+  /** `rowOrder`: a multi-row aggregate's (HISTOGRAM) row number within its group, to order by */
+  agg?: { keys: Map<string, string>; companion?: Companion; rowOrder?: string }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
   series?: { over: string; valid: string[]; part: string[]; ts: string }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */

@@ -12,6 +12,7 @@ import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
 import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
 import { extraAggregate, isExtraAggregate } from './agg-extra.js'
+import { histogramCall } from './histogram.js'
 import { rowsCall } from './rows-funcs.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 import { TBNAME_TYPE } from './sources.js'
@@ -316,6 +317,9 @@ function aggregateCall(e: Expr & { kind: 'call' }, spec: FuncSpec, starArg: bool
   const arg = compile(e.args[0], inner)
   if (isExtraAggregate(e.name)) {
     return extraAggregate(e, arg, inner)
+  }
+  if (e.name === 'histogram') {
+    return histogramCall(e, arg, inner)
   }
   const type = spec.result([arg.type])
   const t = arg.type.type

@@ -142,6 +142,9 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
     if (tsRef !== undefined) {
       terms.push({ sql: tsRef.sql, dir: asc })
     }
+  } else if (aggregated && ctx.agg?.rowOrder !== undefined) {
+    // HISTOGRAM: each group's bins in order
+    terms.push({ sql: ctx.agg.rowOrder, dir: asc })
   } else if (shape.window === undefined && !aggregated && src.ts !== undefined) {
     if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
       // TDengine promises no order across child tables without ORDER BY. Sorting by (_tid, ts)

@@ -41,7 +41,8 @@ export function preAggregable(
   const walk = (e: Expr): void => {
     if (e.kind === 'call' && isAggregateName(e.name)) {
       // ELAPSED in a window reads the whole partition's span through a window over the groups
-      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined)
+      // HISTOGRAM's rows come from unnest, which cannot be a per-child column
+      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined) && e.name !== 'histogram'
       return
     }
     if (containsSeries(e)) {
