@@ -373,8 +373,38 @@ function placement(): Case[] {
   ]
 }
 
+function ordered(): Case[] {
+  const L = (name: string): [string, string, number] => col(name, 'VARCHAR', 126)
+  return [
+    { name: 'twa: trapezoids (1+3)/2*10 + (3+2)/2*10 + (2+6)/2*20 over 40 s', sql: 'select twa(v) from fagg.a', expect: rowsOf([dbl('twa(v)')], [[3.125]]) },
+    { name: 'twa of a column without NULLs', sql: 'select twa(f) from fagg.a', expect: rowsOf([dbl('twa(f)')], [[1.6875]]) },
+    {
+      name: 'twa per child',
+      sql: 'select tbname, twa(v) from fagg.st partition by tbname order by tbname',
+      check: (json) => {
+        expect(json.data[0]).toEqual(['a', 3.125])
+        expect(json.data[1][0]).toBe('b')
+        expect(json.data[1][1]).toBeCloseTo(175 / 30, 12)
+      },
+    },
+    { name: 'twa of one point is its value', sql: `select twa(v) from fagg.a where ts = ${T0 + 10000}`, expect: rowsOf([dbl('twa(v)')], [[3]]) },
+    { name: 'twa in an INTERVAL window is refused (9817)', sql: 'select twa(v) from fagg.a interval(20s)', expect: err(9817, expect.stringContaining('twa')) },
+    {
+      name: 'leastsquares: x = 1, 2, 3, 4 over the non-NULL values',
+      sql: 'select leastsquares(v, 1, 1) from fagg.a',
+      expect: rowsOf([L('leastsquares(v, 1, 1)')], [['{slop:1.400000, intercept:-0.500000}']]),
+    },
+    { name: 'leastsquares with start 0, step 2', sql: 'select leastsquares(v, 0, 2) l from fagg.b', expect: rowsOf([L('l')], [['{slop:-0.150000, intercept:7.200000}']]) },
+    {
+      name: 'leastsquares per INTERVAL window: NULL where one point leaves the line open',
+      sql: 'select _wstart, leastsquares(v, 1, 1) l from fagg.a interval(20s)',
+      expect: rowsOf([col('_wstart', 'TIMESTAMP', 8), L('l')], [[at(0), '{slop:2.000000, intercept:-1.000000}'], [at(20), null], [at(40), null]]),
+    },
+  ]
+}
+
 export function funcsAggCases(): Case[] {
-  return [...setup(), ...statistical(), ...timeline(), ...rowAligned(), ...selections(), ...histograms(), ...placement(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
+  return [...setup(), ...statistical(), ...timeline(), ...ordered(), ...rowAligned(), ...selections(), ...histograms(), ...placement(), { name: 'funcs: drop database', sql: 'drop database fagg', expect: exec(0) }]
 }
 
 export { NOT_ALLOWED }

@@ -65,7 +65,7 @@ export function unitArg(e: Expr | undefined, ctx: CompileCtx): bigint {
   return ticks
 }
 
-const EXTRA = new Set(['var_pop', 'percentile', 'apercentile', 'mode', 'hyperloglog', 'elapsed', 'irate'])
+const EXTRA = new Set(['var_pop', 'percentile', 'apercentile', 'mode', 'hyperloglog', 'elapsed', 'irate', 'twa', 'leastsquares'])
 
 export function isExtraAggregate(name: string): boolean {
   return EXTRA.has(name)
@@ -116,6 +116,12 @@ export function extraAggregate(e: Expr & { kind: 'call' }, arg: Compiled, ctx: C
     case 'irate':
       numericOnly()
       return irate(arg, ctx)
+    case 'twa':
+      numericOnly()
+      return twa(e, arg, ctx)
+    case 'leastsquares':
+      numericOnly()
+      return leastSquares(e, arg, ctx)
   }
   throw new TdError(TD.PAR_INVALID_FUNCTION_NAME, `Invalid function name: ${e.name}`)
 }
@@ -167,4 +173,58 @@ function irate(arg: Compiled, ctx: CompileCtx): Compiled {
   const delta = `(CASE WHEN ${last} >= ${prev} THEN ${last} - ${prev} ELSE ${last} END)`
   const sql = `(CASE WHEN count(${arg.sql}) = 0 THEN NULL WHEN count(${arg.sql}) = 1 THEN CAST(0 AS ${dbl}) ELSE ${delta} / ${secs} END)`
   return { sql, type: fixed('DOUBLE') }
+}
+
+/** the scan column of a LEASTSQUARES or TWA call (agg-rows.ts) */
+export function aggRowColumnName(e: Expr): string {
+  return `__aggrow:${JSON.stringify(e)}`
+}
+
+function rowColumn(e: Expr, ctx: CompileCtx): string {
+  const ref = ctx.scope.get(aggRowColumnName(e))?.sql
+  if (ref === undefined) {
+    throw new TdError(TD.PAR_INTERNAL_ERROR, 'per-row column missing')
+  }
+  return ref
+}
+
+/**
+ * TWA(x): the time-weighted average of the non-NULL points, the trapezoids between neighbours
+ * over the time they span; one point is its own average. Inside an INTERVAL window TDengine also
+ * interpolates at the window's edges from points outside it, which is not built.
+ */
+function twa(e: Expr & { kind: 'call' }, arg: Compiled, ctx: CompileCtx): Compiled {
+  if (ctx.window !== undefined) {
+    throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'twa in an INTERVAL window is not supported (edge interpolation is not built)')
+  }
+  const ts = tsOf(ctx)
+  const dbl = ctx.sql.physType('DOUBLE')
+  const y = `CAST(${arg.sql} AS ${dbl})`
+  const valued = `(CASE WHEN ${arg.sql} IS NOT NULL THEN ${ts} END)`
+  const span = `(max(${valued}) - min(${valued}))`
+  const area = `sum(${y} * CAST(${rowColumn(e, ctx)} AS ${dbl}))`
+  const sql = `(CASE WHEN count(${arg.sql}) = 0 THEN NULL WHEN ${span} = 0 THEN avg(${y}) ELSE ${area} / 2 / CAST(${span} AS ${dbl}) END)`
+  return { sql, type: fixed('DOUBLE') }
+}
+
+/**
+ * LEASTSQUARES(y, start, step): the least-squares line through (start + step * i, y_i) over the
+ * non-NULL values in time order, as TDengine prints it: `{slop:%.6f, intercept:%.6f}`; NULL when
+ * the line is undetermined (one point).
+ */
+function leastSquares(e: Expr & { kind: 'call' }, arg: Compiled, ctx: CompileCtx): Compiled {
+  const p = ctx.sql
+  const d = p.dialect
+  const dbl = p.physType('DOUBLE')
+  const start = numberArg(e.args[1])
+  const step = numberArg(e.args[2])
+  const y = `CAST(${arg.sql} AS ${dbl})`
+  const x = `(CASE WHEN ${arg.sql} IS NOT NULL THEN CAST(${start} AS ${dbl}) + CAST(${step} AS ${dbl}) * CAST(${rowColumn(e, ctx)} - 1 AS ${dbl}) END)`
+  const n = `CAST(count(${arg.sql}) AS ${dbl})`
+  const sx = `sum(${x})`
+  const det = `(${n} * sum(${x} * ${x}) - ${sx} * ${sx})`
+  const slope = `((${n} * sum(${x} * ${y}) - ${sx} * sum(${y})) / ${det})`
+  const intercept = `((sum(${y}) - ${slope} * ${sx}) / ${n})`
+  const text = `('{slop:' || ${d.fixed6(slope)} || ', intercept:' || ${d.fixed6(intercept)} || '}')`
+  return { sql: `(CASE WHEN count(${arg.sql}) < 2 OR ${det} = 0 THEN NULL ELSE ${text} END)`, type: { type: 'VARCHAR', length: 126 } }
 }

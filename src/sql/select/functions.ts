@@ -52,6 +52,8 @@ const SPECS: FuncSpec[] = [
   { name: 'hyperloglog', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: bigint },
   { name: 'elapsed', kind: 'aggregate', minArgs: 1, maxArgs: 2, result: double },
   { name: 'irate', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'twa', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'leastsquares', kind: 'aggregate', minArgs: 3, maxArgs: 3, result: () => ({ type: 'VARCHAR', length: 126 }) },
   { name: 'histogram', kind: 'aggregate', minArgs: 4, maxArgs: 4, result: () => ({ type: 'VARCHAR', length: 510 }) },
   // selection functions (section 6.2): one row's value, so plain columns may ride along
   { name: 'min', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },

@@ -7,6 +7,7 @@ import type { QueryShape } from './query-shape.js'
 import type { PlanEnv } from './select-plan.js'
 import { TBNAME_TYPE } from './sources.js'
 import type { SqlWriter } from './sql-writer.js'
+import { aggRowColumns } from './agg-rows.js'
 import { stateRunColumns } from './state-runs.js'
 import { timeRange } from './time-range.js'
 import { alignSql, extraWindows, windowIndex, type WindowIndex } from './window.js'
@@ -36,6 +37,7 @@ export function scanQuery(shape: QueryShape, env: PlanEnv, w: SqlWriter): Scan {
   const whereParts = whereConditions(shape, whereCtx)
   const win = windowColumn(shape, env, w, whereCtx)
   cols.baseCols.push(...stateRunColumns(shape, whereCtx, w, cols.mainScope))
+  cols.baseCols.push(...aggRowColumns(shape, whereCtx, w, cols.mainScope, win?.sql))
   if (win !== undefined) {
     cols.baseCols.push(`${win.sql} AS ${w.q('__w')}`)
     if (win.where !== undefined) {

@@ -42,7 +42,7 @@ export function preAggregable(
     if (e.kind === 'call' && isAggregateName(e.name)) {
       // ELAPSED in a window reads the whole partition's span through a window over the groups
       // HISTOGRAM's rows come from unnest, which cannot be a per-child column
-      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined) && e.name !== 'histogram'
+      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined) && !['histogram', 'twa', 'leastsquares'].includes(e.name)
       return
     }
     if (containsSeries(e)) {
