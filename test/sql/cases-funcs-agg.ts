@@ -367,6 +367,13 @@ function placement(): Case[] {
       sql: "select statecount(v, 'LT', 1) from fagg.st group by g",
       expect: err(9807, 'statecount function is not supported in window query or group query'),
     },
+    { name: 'csum beside diff is 9807', sql: 'select diff(v), csum(v) from fagg.a', expect: err(9807, NOT_ALLOWED) },
+    { name: 'top with FILL is 9815', sql: 'select top(v, 2) from fagg.a interval(20s) fill(null)', expect: err(9815, 'top function is not supported in fill query') },
+    {
+      name: 'histogram with FILL is 9815',
+      sql: "select histogram(v, 'user_input', '[0, 5]', 0) from fagg.a interval(20s) fill(value, 0)",
+      expect: err(9815, 'histogram function is not supported in fill query'),
+    },
     { name: 'top in WHERE is 9807', sql: 'select v from fagg.a where top(v, 1) > 0', expect: err(9807, NOT_ALLOWED) },
     { name: 'top(v, 101) is 10243', sql: 'select top(v, 101) from fagg.a', expect: err(10243, expect.any(String)) },
     { name: 'top of a string column is 10242', sql: "select top(tbname, 1) from fagg.st", expect: err(10242, expect.any(String)) },

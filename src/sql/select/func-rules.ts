@@ -3,7 +3,8 @@
  * multi-row selections (TOP, BOTTOM, SAMPLE, HISTOGRAM) and indefinite-row functions (CSUM, MAVG,
  * STATECOUNT, STATEDURATION, TAIL, UNIQUE) stand alone in the select list, never beside other
  * aggregates or inside another expression; the indefinite ones take no window and no GROUP BY.
- * PERCENTILE reads one table. Errors carry TDengine's codes (9807, 9823).
+ * PERCENTILE reads one table; TOP, BOTTOM, SAMPLE and HISTOGRAM take no FILL. Errors carry
+ * TDengine's codes (9807, 9815, 9823).
  */
 import { TD, TdError } from '../../td-error.js'
 import type { Expr, SelectStmt } from './ast.js'
@@ -44,6 +45,7 @@ export function checkFunctionPlacement(stmt: SelectStmt, src: Source | undefined
   }
   const found: (Expr & { kind: 'call' })[] = []
   let aggregates = 0
+  let diffs = 0
   for (const item of stmt.items) {
     const all: (Expr & { kind: 'call' })[] = []
     calls(item.expr, all)
@@ -56,6 +58,8 @@ export function checkFunctionPlacement(stmt: SelectStmt, src: Source | undefined
         found.push(c)
       } else if (isAggregateName(c.name)) {
         aggregates++
+      } else if (c.name === 'diff' || c.name === 'derivative') {
+        diffs++
       }
       if (c.name === 'percentile') {
         checkSingleTable(stmt, src)
@@ -70,8 +74,14 @@ export function checkFunctionPlacement(stmt: SelectStmt, src: Source | undefined
     throw notAllowed()
   }
   const indefinite = found.filter((c) => INDEFINITE_ROWS.has(c.name))
-  if (indefinite.some((c) => c.name !== indefinite[0].name)) {
+  if (indefinite.some((c) => c.name !== indefinite[0].name) || (diffs > 0 && found.length > 0)) {
+    // one kind of row-producing function per statement (their rows would not line up)
     throw notAllowed()
+  }
+  const fill = stmt.window?.fill
+  const unfillable = found.find((c) => c.name !== 'csum' && c.name !== 'mavg' && c.name !== 'statecount' && c.name !== 'stateduration')
+  if (fill !== undefined && fill.mode !== 'none' && unfillable !== undefined) {
+    throw new TdError(TD.PAR_FILL_NOT_ALLOWED_FUNC, `${unfillable.name} function is not supported in fill query`)
   }
   if (indefinite.length > 0 && (stmt.window !== undefined || stmt.groupBy.length > 0)) {
     throw notAllowed(`${indefinite[0].name} function is not supported in window query or group query`)
