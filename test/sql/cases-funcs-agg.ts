@@ -268,6 +268,25 @@ function selections(): Case[] {
       },
     },
     {
+      name: 'LIMIT per partition counts the rows top picks (offset 1: the second in time; ties keep the earlier row)',
+      sql: 'select tbname, ts, top(v, 3) from fagg.st partition by tbname limit 1 offset 1',
+      expect: rowsOf([col('tbname', 'VARCHAR', expect.any(Number) as unknown as number), TS, col('top(v, 3)', 'INT', 4)], [['a', at(20), 2], ['b', at(15), 4]]),
+    },
+    {
+      name: 'LIMIT per partition with diff (the first output row of each child)',
+      sql: 'select tbname, diff(v) from fagg.st partition by tbname limit 1',
+      check: (json) => {
+        expect(json.data).toEqual([['a', 2], ['b', -6]])
+      },
+    },
+    {
+      name: 'LIMIT per partition with csum',
+      sql: 'select tbname, csum(v) from fagg.st partition by tbname limit 2',
+      check: (json) => {
+        expect(json.data).toEqual([['a', 1], ['a', 4], ['b', 10], ['b', 14]])
+      },
+    },
+    {
       name: 'top per INTERVAL window: NULL values are never picked',
       sql: 'select _wstart, ts, top(v, 2) from fagg.a interval(20s)',
       expect: rowsOf([col('_wstart', 'TIMESTAMP', 8), TS, col('top(v, 2)', 'INT', 4)], [[at(0), at(0), 1], [at(0), at(10), 3], [at(20), at(20), 2], [at(40), at(40), 6]]),
