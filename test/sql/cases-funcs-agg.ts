@@ -151,6 +151,18 @@ function timeline(): Case[] {
       ),
     },
     {
+      name: 'elapsed per INTERVAL window under a lower time bound (windows numbered from it)',
+      sql: `select _wstart, elapsed(ts, 1s) from fagg.a where ts >= ${T0} interval(15s)`,
+      expect: rowsOf(
+        [col('_wstart', 'TIMESTAMP', 8), dbl('elapsed(ts, 1s)')],
+        [
+          [at(0), 15],
+          [at(15), 15],
+          [at(30), 10],
+        ],
+      ),
+    },
+    {
       name: 'elapsed per window and child (partition by tbname)',
       sql: 'select tbname, _wstart, elapsed(ts, 1s) from fagg.st partition by tbname interval(20s) order by tbname, _wstart',
       check: (json) => {

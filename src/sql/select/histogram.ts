@@ -84,18 +84,12 @@ export function binBoundaries(binType: string, description: string): number[] {
   }
   if (infinity) {
     // ascending or descending (a log factor below 1), the open ends go on the outside
-    const up = bins[bins.length - 1] > bins[0]
-    bins.unshift(up ? -Infinity : Infinity)
-    bins.push(up ? Infinity : -Infinity)
+    const ascending = bins[bins.length - 1] > bins[0]
+    bins.unshift(ascending ? -Infinity : Infinity)
+    bins.push(ascending ? Infinity : -Infinity)
   }
-  if (!up(bins)) {
-    bins.sort((a, b) => a - b)
-  }
-  return bins
-}
-
-function up(bins: number[]): boolean {
-  return bins.every((v, i) => i === 0 || v > bins[i - 1])
+  // a log factor below 1 counts down: the bins are the same intervals, listed upwards
+  return bins.sort((a, b) => a - b)
 }
 
 /** compiles HISTOGRAM in a grouped query; `x` is its first argument inside the aggregate */
