@@ -42,6 +42,12 @@ export interface Dialect {
   /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
   argMaxNull?(value: string, key: string): string
   stddevPop(expr: string): string
+  /** the continuous (interpolated) quantile of `expr` at `fraction` (0..1), an aggregate */
+  quantile(expr: string, fraction: string): string
+  /** the most frequent non-NULL value of `expr`, an aggregate */
+  mode(expr: string): string
+  /** a DOUBLE expression as text with six decimals (C's `%.6f`) */
+  fixed6(expr: string): string
   /**
    * JSON tags are stored as their JSON text. The member `key` of the document `doc`: `jsonGet`
    * its JSON text, `jsonKind` 'string' | 'number' | 'boolean' | 'null', `jsonText` the scalar as

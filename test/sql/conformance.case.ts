@@ -20,6 +20,7 @@ import { calendarCases } from './cases-calendar.js'
 import { stmtsCases } from './cases-stmts.js'
 import { setsCases } from './cases-sets.js'
 import { scalarCases } from './cases-scalar.js'
+import { funcsAggCases } from './cases-funcs-agg.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -48,6 +49,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['SELECT', selectCases()],
         ['large result', largeResultCase()],
         ['windows and INTERP', [...windowsCases(), ...interpCases(), ...calendarCases()]],
+        ['aggregate, selection and time-series functions', funcsAggCases()],
         ['users', userCases()],
         ['privileges', privilegeCases()],
         ['auth, parameters, vgid', restCases()],

@@ -28,10 +28,13 @@ export interface CompileCtx {
   inAgg: boolean
   /** `end`: a row window's end (its last ts), else the end is `w` + the interval */
   window?: { spec: WindowSpec; w: string; end?: string }
-  /** `oneGroup`: no GROUP BY and no window, where a plain column answers 9740 rather than 9738 */
-  agg?: { keys: Map<string, string>; companion?: Companion; oneGroup?: boolean }
+  /**
+   * `oneGroup`: no GROUP BY and no window, where a plain column answers 9740 rather than 9738;
+   * `rowOrder`: a multi-row aggregate's (HISTOGRAM) row number within its group, to order by
+   */
+  agg?: { keys: Map<string, string>; companion?: Companion; oneGroup?: boolean; rowOrder?: string }
   /** row-aligned functions: their window spec and the conditions a row must meet to be output */
-  series?: { over: string; valid: string[] }
+  series?: { over: string; valid: string[]; part: string[]; ts: string }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
   tid?: { raw: string; of: (name: string) => number | undefined }
   /** pre-aggregation: an aggregate's SQL becomes a column of the per-child query; returns its reference */

@@ -12,6 +12,9 @@ import type { Companion, Compiled, CompileCtx, Ref } from './compile-context.js'
 import { jsonCompare, jsonContains, jsonMember, jsonStringText } from './compile-json.js'
 import { exprKey, pseudoRole } from './expr-walk.js'
 import { FUNCTIONS, SERVER_VERSION, type FuncSpec } from './functions.js'
+import { extraAggregate, isExtraAggregate } from './agg-extra.js'
+import { histogramCall } from './histogram.js'
+import { rowsCall } from './rows-funcs.js'
 import { fixed, isNumeric, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 import { TBNAME_TYPE } from './sources.js'
 import { castSql } from './scalar-cast.js'
@@ -288,6 +291,9 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
   if (spec.kind === 'timeseries') {
     return seriesCall(e, ctx)
   }
+  if (spec.kind === 'rows') {
+    return rowsCall(e, compile(e.args[0], { ...ctx, series: undefined }), ctx)
+  }
   if (spec.kind === 'scalar') {
     const args = e.args.map((a) => compile(a, ctx))
     const own = scalarCall({ name: e.name, args, raw: e.args, ctx })
@@ -337,10 +343,17 @@ function aggregateCall(e: Expr & { kind: 'call' }, spec: FuncSpec, starArg: bool
     return { sql: `count(${compile(e.args[0], inner).sql})`, type: fixed('BIGINT') }
   }
   const arg = compile(e.args[0], inner)
+  if (isExtraAggregate(e.name)) {
+    return extraAggregate(e, arg, inner)
+  }
+  if (e.name === 'histogram') {
+    return histogramCall(e, arg, inner)
+  }
   const type = spec.result([arg.type])
   const t = arg.type.type
   const needNumeric = ['avg', 'sum', 'spread', 'stddev', 'stddev_pop'].includes(e.name)
-  if (needNumeric && !isNumeric(t) && t !== 'NULL') {
+  // SPREAD also takes timestamps (the span in ticks)
+  if (needNumeric && !isNumeric(t) && t !== 'NULL' && !(e.name === 'spread' && t === 'TIMESTAMP')) {
     throw new TdError(TD.FUNC_FUNTION_PARA_TYPE, 'Invalid function para type')
   }
   const ts = ctx.tsName === undefined ? undefined : ctx.scope.get(ctx.tsName)?.sql

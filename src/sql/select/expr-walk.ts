@@ -87,10 +87,19 @@ export function children(e: Expr): Expr[] {
 }
 
 export function containsSeries(e: Expr): boolean {
-  if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'timeseries') {
+  const kind = e.kind === 'call' ? FUNCTIONS.get(e.name)?.kind : undefined
+  if (kind === 'timeseries' || kind === 'rows') {
     return true
   }
   return children(e).some(containsSeries)
+}
+
+/** TOP, CSUM... (rows-funcs.ts): several rows per partition, never grouped */
+export function containsRows(e: Expr): boolean {
+  if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'rows') {
+    return true
+  }
+  return children(e).some(containsRows)
 }
 
 export function containsAgg(e: Expr): boolean {

@@ -1,8 +1,11 @@
 import { SCALAR_SPECS } from './scalar-specs.js'
 import { fixed, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
-/** timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE) */
-type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries'
+/**
+ * timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE);
+ * rows: several rows per partition, window functions too (rows-funcs.ts)
+ */
+type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries' | 'rows'
 
 export interface FuncSpec {
   name: string
@@ -42,6 +45,17 @@ const SPECS: FuncSpec[] = [
   { name: 'spread', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
   { name: 'stddev', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
   { name: 'stddev_pop', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  // statistical aggregates (agg-extra.ts)
+  { name: 'var_pop', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'percentile', kind: 'aggregate', minArgs: 2, maxArgs: 11, result: double },
+  { name: 'apercentile', kind: 'aggregate', minArgs: 2, maxArgs: 3, result: double },
+  { name: 'mode', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'hyperloglog', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: bigint },
+  { name: 'elapsed', kind: 'aggregate', minArgs: 1, maxArgs: 2, result: double },
+  { name: 'irate', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'twa', kind: 'aggregate', minArgs: 1, maxArgs: 1, result: double },
+  { name: 'leastsquares', kind: 'aggregate', minArgs: 3, maxArgs: 3, result: () => ({ type: 'VARCHAR', length: 126 }) },
+  { name: 'histogram', kind: 'aggregate', minArgs: 4, maxArgs: 4, result: () => ({ type: 'VARCHAR', length: 510 }) },
   // selection functions (section 6.2): one row's value, so plain columns may ride along
   { name: 'min', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
   { name: 'max', kind: 'selection', minArgs: 1, maxArgs: 1, result: same },
@@ -51,6 +65,16 @@ const SPECS: FuncSpec[] = [
   // time-series functions (section 6.3): the first row of each slice has no output
   { name: 'diff', kind: 'timeseries', minArgs: 1, maxArgs: 2, result: (a) => (a[0] !== undefined && (isSignedInt(a[0].type) || isUnsignedInt(a[0].type) || a[0].type === 'TIMESTAMP') ? fixed('BIGINT') : fixed('DOUBLE')) },
   { name: 'derivative', kind: 'timeseries', minArgs: 3, maxArgs: 3, result: double },
+  // several rows per partition (rows-funcs.ts; types there)
+  { name: 'csum', kind: 'rows', minArgs: 1, maxArgs: 1, result: same },
+  { name: 'mavg', kind: 'rows', minArgs: 2, maxArgs: 2, result: double },
+  { name: 'statecount', kind: 'rows', minArgs: 3, maxArgs: 3, result: bigint },
+  { name: 'stateduration', kind: 'rows', minArgs: 3, maxArgs: 4, result: bigint },
+  { name: 'top', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'bottom', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'sample', kind: 'rows', minArgs: 2, maxArgs: 2, result: same },
+  { name: 'tail', kind: 'rows', minArgs: 2, maxArgs: 3, result: same },
+  { name: 'unique', kind: 'rows', minArgs: 1, maxArgs: 1, result: same },
   // scalar functions (section 6.4, the common subset)
   { name: 'abs', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },
   { name: 'ceil', kind: 'scalar', minArgs: 1, maxArgs: 1, result: same },

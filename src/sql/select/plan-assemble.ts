@@ -52,15 +52,14 @@ export function assemble(shape: QueryShape, scan: Scan, grouping: Grouping, out:
   if (wrap) {
     const extra: string[] = []
     const filters: string[] = []
+    // LIMIT per partition counts output rows only: with DIFF, TOP... it numbers them after the row filter
+    const limitAfterValid = valid.length > 0 && perPartitionLimit
     if (valid.length > 0) {
-      if (perPartitionLimit) {
-        throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "limit" (LIMIT per partition with diff/derivative is not supported)')
-      }
       extra.push(`(${valid.join(' AND ')}) AS ${w.q('__valid')}`)
       filters.push(w.q('__valid'))
     }
     const part = stmt.partitionBy.length > 0 ? keySqls.slice(0, stmt.partitionBy.length) : keySqls
-    if (perPartitionLimit && stmt.limit !== undefined) {
+    if (perPartitionLimit && stmt.limit !== undefined && !limitAfterValid) {
       const within = order.map((o) => `${o.sql} ${o.dir}`).join(', ')
       extra.push(`row_number() OVER (PARTITION BY ${part.join(', ')}${within === '' ? '' : ` ORDER BY ${within}`}) AS ${w.q('__rn')}`)
       filters.push(`${w.q('__rn')} > ${stmt.limit.offset}`, `${w.q('__rn')} <= ${stmt.limit.offset + stmt.limit.limit}`)
@@ -73,7 +72,15 @@ export function assemble(shape: QueryShape, scan: Scan, grouping: Grouping, out:
       throw new TdError(TD.PAR_SYNTAX_ERROR, 'syntax error near "distinct" (DISTINCT with PARTITION BY limits is not supported)')
     }
     windowCols.push(...extra)
-    sql = `SELECT ${fill === undefined ? visible() : '*'} FROM (${selectHead()}${sql}) AS z WHERE ${filters.join(' AND ')}`
+    if (limitAfterValid && stmt.limit !== undefined) {
+      const keys = out.keyIndexes.map((i) => w.q(aliases[i]))
+      const rn = `row_number() OVER (PARTITION BY ${keys.join(', ')}${orderRefs.length > 0 ? ` ORDER BY ${orderRefs.join(', ')}` : ''}) AS ${w.q('__rn')}`
+      const kept = `SELECT y.*, ${rn} FROM (SELECT * FROM (${selectHead()}${sql}) AS x WHERE ${filters.join(' AND ')}) AS y`
+      const rnq = w.q('__rn')
+      sql = `SELECT ${visible()} FROM (${kept}) AS z WHERE ${rnq} > ${stmt.limit.offset} AND ${rnq} <= ${stmt.limit.offset + stmt.limit.limit}`
+    } else {
+      sql = `SELECT ${fill === undefined ? visible() : '*'} FROM (${selectHead()}${sql}) AS z WHERE ${filters.join(' AND ')}`
+    }
   } else if (fill === undefined && hidden.length > 0) {
     // hidden sort/partition keys only order the rows: keep them out of the result so they are
     // neither sent nor converted (a tbname key meant one string decode per row)

@@ -52,8 +52,12 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
     if (tsSql === undefined) {
       throw new TdError(TD.PAR_INVALID_FIRST_COLUMN, 'First column must be timestamp')
     }
-    const part = stmt.partitionBy.map((g) => compile(g, ctx).sql)
-    ctx.series = { over: `(${part.length > 0 ? `PARTITION BY ${part.join(', ')} ` : ''}ORDER BY ${tsSql})`, valid: [] }
+    // TOP, SAMPLE... rank within GROUP BY keys and windows too (DIFF and CSUM refuse those)
+    const part = (shape.rowsFn ? groupExprs : stmt.partitionBy).map((g) => compile(g, ctx).sql)
+    if (shape.rowsFn && window !== undefined) {
+      part.push(wStart)
+    }
+    ctx.series = { over: `(${part.length > 0 ? `PARTITION BY ${part.join(', ')} ` : ''}ORDER BY ${tsSql})`, valid: [], part, ts: tsSql }
   }
   const keySqls = groupExprs.map((g) => compile(g, ctx).sql)
   if (aggregated) {

@@ -135,14 +135,25 @@ function orderTerms(shape: QueryShape, ctx: CompileCtx, names: Set<string>, keyS
   const terms = keySqls.map((k) => ({ sql: k, dir: asc }))
   if (ctx.window !== undefined) {
     terms.push({ sql: ctx.window?.w ?? `b.${w.q('__w')}`, dir: asc })
-  } else if (!aggregated && src.ts !== undefined) {
+  }
+  if (shape.window !== undefined && shape.rowsFn && src.ts !== undefined) {
+    // TOP... in windows: each window's rows in time order
+    const tsRef = ctx.scope.get(src.ts)
+    if (tsRef !== undefined) {
+      terms.push({ sql: tsRef.sql, dir: asc })
+    }
+  } else if (aggregated && ctx.agg?.rowOrder !== undefined) {
+    // HISTOGRAM: each group's bins in order
+    terms.push({ sql: ctx.agg.rowOrder, dir: asc })
+  } else if (shape.window === undefined && !aggregated && src.ts !== undefined) {
     if (src.kind === 'stable' && stmt.partitionBy.length === 0 && stmt.limit !== undefined) {
       // TDengine promises no order across child tables without ORDER BY. Sorting by (_tid, ts)
       // under a LIMIT makes the backend keep a top-N heap of the whole LIMIT before the first
       // row; storage order streams instead.
       return terms
     }
-    if (src.tidRaw !== undefined && stmt.partitionBy.length === 0) {
+    // TOP, CSUM... over a super table: one timeline, so time order alone
+    if (src.tidRaw !== undefined && stmt.partitionBy.length === 0 && !shape.rowsFn) {
       terms.push({ sql: `b.${w.q('__tid')}`, dir: asc })
     }
     const tsRef = ctx.scope.get(src.ts)

@@ -8,6 +8,8 @@ import type { QueryShape } from './query-shape.js'
 import type { PlanEnv } from './select-plan.js'
 import { TBNAME_TYPE } from './sources.js'
 import type { SqlWriter } from './sql-writer.js'
+import { aggRowColumns } from './agg-rows.js'
+import { stateRunColumns } from './state-runs.js'
 import { timeRange } from './time-range.js'
 import { alignSql, extraWindows, windowIndex, type WindowIndex } from './window.js'
 
@@ -35,6 +37,8 @@ export function scanQuery(shape: QueryShape, env: PlanEnv, w: SqlWriter): Scan {
   const whereCtx = whereContext(shape, env, w, cols.whereScope)
   const whereParts = whereConditions(shape, whereCtx)
   const win = windowColumn(shape, env, w, whereCtx)
+  cols.baseCols.push(...stateRunColumns(shape, whereCtx, w, cols.mainScope))
+  cols.baseCols.push(...aggRowColumns(shape, whereCtx, w, cols.mainScope, win?.sql))
   if (win !== undefined) {
     cols.baseCols.push(`${win.sql} AS ${w.q('__w')}`)
     if (win.where !== undefined) {
@@ -122,7 +126,8 @@ function whereConditions(shape: QueryShape, whereCtx: CompileCtx): string[] {
   // DIFF/DERIVATIVE take the previous non-NULL value: with one input column, drop NULL rows first
   const seriesArgs = new Set<string>()
   const walkSeries = (e: Expr): void => {
-    if (e.kind === 'call' && FUNCTIONS.get(e.name)?.kind === 'timeseries' && e.args.length > 0) {
+    const nullSkipping = e.kind === 'call' && (FUNCTIONS.get(e.name)?.kind === 'timeseries' || e.name === 'csum' || e.name === 'mavg')
+    if (e.kind === 'call' && nullSkipping && e.args.length > 0) {
       seriesArgs.add(exprKey(e.args[0]))
     }
     children(e).forEach(walkSeries)

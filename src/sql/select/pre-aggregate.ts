@@ -40,7 +40,9 @@ export function preAggregable(
   let ok = true
   const walk = (e: Expr): void => {
     if (e.kind === 'call' && isAggregateName(e.name)) {
-      ok &&= !e.args.some(readsTags)
+      // ELAPSED in a window reads the whole partition's span through a window over the groups
+      // HISTOGRAM's rows come from unnest, which cannot be a per-child column
+      ok &&= !e.args.some(readsTags) && !(e.name === 'elapsed' && window !== undefined) && !['histogram', 'twa', 'leastsquares'].includes(e.name)
       return
     }
     if (containsSeries(e)) {

@@ -2,7 +2,8 @@ import { TD, TdError } from '../../td-error.js'
 import { nowTicks } from '../time.js'
 import type { Precision } from '../../storage/td-types.js'
 import type { Expr, SelectItem, SelectStmt } from './ast.js'
-import { collectRefs, containsAgg, resolvePositional } from './expr-walk.js'
+import { collectRefs, containsAgg, containsRows, resolvePositional } from './expr-walk.js'
+import { checkFunctionPlacement } from './func-rules.js'
 import { preAggregable } from './pre-aggregate.js'
 import type { PlanEnv } from './select-plan.js'
 import { expandItems, type Source } from './sources.js'
@@ -26,11 +27,14 @@ export interface QueryShape {
   groupExprs: Expr[]
   /** tags and tbname are joined after the per-child aggregation (see preAggregable) */
   pre: boolean
+  /** TOP, CSUM...: rows per partition (window and GROUP BY keys included), in time order */
+  rowsFn: boolean
 }
 
 export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanEnv): QueryShape {
   const precision: Precision = src?.precision ?? 'ms'
   const now = nowTicks(precision, env.nowMs)
+  checkFunctionPlacement(stmt, src)
   const items = expandItems(stmt.items, src)
   const refs = collectRefs(stmt)
   const window = stmt.window === undefined ? undefined : resolveWindow(stmt.window, precision)
@@ -39,9 +43,10 @@ export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanE
   }
   const needJoin = src !== undefined && src.kind === 'stable' && (refs.star || refs.names.has('tbname') || src.cols.some((c) => c.tag && refs.names.has(c.name)))
   const hasAgg = items.some((i) => containsAgg(i.expr)) || (stmt.having !== undefined && containsAgg(stmt.having))
-  const aggregated = hasAgg || window !== undefined || stmt.rowWindow !== undefined || stmt.groupBy.length > 0
+  const rowsFn = items.some((i) => containsRows(i.expr))
+  const aggregated = hasAgg || (!rowsFn && (window !== undefined || stmt.rowWindow !== undefined || stmt.groupBy.length > 0))
   const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
   const pre =
     needJoin && aggregated && stmt.rowWindow === undefined && env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
-  return { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre }
+  return { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre, rowsFn }
 }

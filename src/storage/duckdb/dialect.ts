@@ -63,6 +63,15 @@ export const duckdbDialect: Dialect = {
   jsonText(doc: string, key: string): string {
     return `json_extract_string(${doc}, ${jsonPath(key)})`
   },
+  quantile(expr: string, fraction: string): string {
+    return `quantile_cont(${expr}, ${fraction})`
+  },
+  mode(expr: string): string {
+    return `mode(${expr})`
+  },
+  fixed6(expr: string): string {
+    return `printf('%.6f', ${expr})`
+  },
   dataTableKey(): string {
     // no PRIMARY KEY: DuckDB's ART index made appends much slower and its flush blocks the
     // event loop; the engine keeps (_tid, ts) unique itself (see write-rows.ts)

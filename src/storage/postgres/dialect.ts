@@ -137,6 +137,16 @@ export const postgresDialect: PostgresDialect = {
   jsonText(doc: string, key: string): string {
     return `(CAST(${doc} AS jsonb) ->> ${quoteString(key)})`
   },
+  quantile(expr: string, fraction: string): string {
+    return `percentile_cont(${fraction}) WITHIN GROUP (ORDER BY ${expr})`
+  },
+  mode(expr: string): string {
+    return `mode() WITHIN GROUP (ORDER BY ${expr})`
+  },
+  fixed6(expr: string): string {
+    // numeric rounding keeps the scale, so 2.5 prints as 2.500000 like C's %.6f
+    return `CAST(round(CAST(${expr} AS numeric), 6) AS TEXT)`
+  },
   dataTableKey(keyColumns: string[]): string {
     // COPY + ON CONFLICT upserts need the unique index; replicas write concurrently
     return `, PRIMARY KEY (${keyColumns.join(', ')})`
