@@ -83,6 +83,7 @@ async function start(limit: number): Promise<string> {
     '--log.path', dataDir,
     '--smlAutoCreateDB=true',
     '--collagent.enable=false',
+    '--manager.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=500ms',
     // gate transitions and cancellations are warnings; request lines would bury them
