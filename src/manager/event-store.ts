@@ -37,14 +37,27 @@ export class EventStore {
 
   readonly #table: string
 
+  #ready: Promise<void> | undefined
+
   constructor(engine: Engine) {
     this.#engine = engine
     const q = (n: string): string => engine.dialect.quoteIdent(n)
     this.#table = `${q(EVENTS_SCHEMA)}.${q(TABLE)}`
   }
 
-  /** Creates the schema, table and indexes when missing (idempotent; replicas may race). */
-  async init(): Promise<void> {
+  /**
+   * Creates the schema, table and indexes when missing (idempotent; replicas may race). Every
+   * other method calls it first, once: storage that is down at start is tried again on next use.
+   */
+  init(): Promise<void> {
+    this.#ready ??= this.#create().catch((err: unknown) => {
+      this.#ready = undefined
+      throw err
+    })
+    return this.#ready
+  }
+
+  async #create(): Promise<void> {
     const q = (n: string): string => this.#engine.dialect.quoteIdent(n)
     const statements = [
       `CREATE SCHEMA IF NOT EXISTS ${q(EVENTS_SCHEMA)}`,
@@ -71,6 +84,7 @@ export class EventStore {
   }
 
   async list(filter: EventFilter, page: PageRequest): Promise<PageOfEventDTO> {
+    await this.init()
     const where = this.#where(filter)
     const [[total]] = await this.#engine.query(`SELECT count(*) FROM ${this.#table}${where}`)
     const offset = (page.pageNum - 1) * page.pageSize
@@ -81,12 +95,14 @@ export class EventStore {
   }
 
   async get(id: string): Promise<EventDTO | undefined> {
+    await this.init()
     const rows = await this.#engine.query(`SELECT ${COLUMNS.join(', ')} FROM ${this.#table} WHERE id = ${this.#s(id)}`)
     return rows.length === 0 ? undefined : toEvent(rows[0])
   }
 
   /** active -> acknowledged; an acknowledged event stays as it is; a resolved one is a conflict. */
   async acknowledge(id: string, user: string, at = Date.now()): Promise<ChangeOutcome> {
+    await this.init()
     const rows = await this.#engine.query(
       `UPDATE ${this.#table} SET status = 'acknowledged', acknowledged_at = ${at}, acknowledged_by = ${this.#s(user)}, updated_at = ${at} ` +
         `WHERE id = ${this.#s(id)} AND status = 'active' RETURNING ${COLUMNS.join(', ')}`,
@@ -103,6 +119,7 @@ export class EventStore {
 
   /** active or acknowledged -> resolved; a resolved event stays as it is. */
   async resolve(id: string, user: string, at = Date.now()): Promise<ChangeOutcome> {
+    await this.init()
     const rows = await this.#engine.query(
       `UPDATE ${this.#table} SET ${this.#resolving(user, at)} WHERE id = ${this.#s(id)} AND status <> 'resolved' RETURNING ${COLUMNS.join(', ')}`,
     )
@@ -118,6 +135,7 @@ export class EventStore {
    * severity take the latest report). `at` is when the condition was seen (Unix ms).
    */
   async raise(cond: RaisedCondition, at = Date.now()): Promise<RaiseResult> {
+    await this.init()
     for (let attempt = 0; ; attempt++) {
       const rows = await this.#engine.query(
         `UPDATE ${this.#table} SET count = count + 1, updated_at = ${at}, severity = ${this.#s(cond.severity)}, ` +
@@ -160,6 +178,7 @@ export class EventStore {
 
   /** Resolves the open event of a condition, if there is one. */
   async resolveCondition(key: string, by: string, at = Date.now()): Promise<EventDTO | undefined> {
+    await this.init()
     const rows = await this.#engine.query(
       `UPDATE ${this.#table} SET ${this.#resolving(by, at)} WHERE open_key = ${this.#s(key)} RETURNING ${COLUMNS.join(', ')}`,
     )
@@ -168,6 +187,7 @@ export class EventStore {
 
   /** The keys of the open events whose key starts with `prefix` (a source's own, at start). */
   async openKeys(prefix: string): Promise<string[]> {
+    await this.init()
     const like = this.#s(`${prefix.replaceAll('\\', '\\\\').replaceAll('%', '\\%').replaceAll('_', '\\_')}%`)
     const rows = await this.#engine.query(`SELECT open_key FROM ${this.#table} WHERE open_key LIKE ${like} ESCAPE '\\'`)
     return rows.map((r) => String(r[0]))
@@ -175,6 +195,7 @@ export class EventStore {
 
   /** Deletes resolved events resolved before `before` (Unix ms); returns how many. */
   async purge(before: number): Promise<number> {
+    await this.init()
     const rows = await this.#engine.query(
       `DELETE FROM ${this.#table} WHERE status = 'resolved' AND resolved_at < ${Math.trunc(before)} RETURNING id`,
     )
