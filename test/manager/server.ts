@@ -25,7 +25,7 @@ export async function startManaged(tune: (c: AppConfig) => void = () => {}): Pro
 /** Validators of the live document's schemas (fetched from the server, not imported). */
 export async function schemaValidators(base: string): Promise<{ doc: Record<string, any>; validate: (name: string, value: unknown) => void }> {
   const doc = (await (await fetch(`${base}/api/v1/openapi.json`)).json()) as Record<string, any>
-  const ajv = new Ajv2020({ strict: true, allErrors: true })
+  const ajv = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true })
   ajv.addSchema({ $id: 'openapi.json', $defs: doc.components.schemas as object })
   // the document's refs point at #/components/schemas: the same schemas under that path
   const rewritten = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll('#/components/schemas/', 'openapi.json#/$defs/')) as Record<string, object>
