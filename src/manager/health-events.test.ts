@@ -45,7 +45,7 @@ function watcher(elementId: string, registry = new Registry()): HealthEvents {
   })
 }
 
-const events = (elementId: string): Promise<ReturnType<EventStore['list']>> => store.list({ elementId }, { pageNum: 1, pageSize: 100 })
+const events = (elementId: string): ReturnType<EventStore['list']> => store.list({ elementId }, { pageNum: 1, pageSize: 100 })
 
 beforeAll(async () => {
   storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })

@@ -173,6 +173,12 @@ describe('events API', () => {
       v.validate('ErrorDTO', r.body)
       expect(r.body.message).toMatch(new RegExp(field))
     }
+    // hostile shapes are the client's fault, and the server runs on
+    const deep = `{"version":"4","alerts":[{"status":"firing","fingerprint":"d","labels":${'['.repeat(100_000)}${']'.repeat(100_000)}}]}`
+    const r = await call(base, 'POST', '/api/v1/alerts', { body: deep })
+    expect(r.status).toBe(400)
+    v.validate('ErrorDTO', r.body)
+    expect((await call(base, 'GET', '/api/v1/events?pageSize=1')).status).toBe(200)
     const small = await startManaged((c) => {
       c.http.maxBodySize = 1024
     })
@@ -190,6 +196,29 @@ describe('events API', () => {
     expect(value('db_adapter_events_opened_total', 'alertmanager')).toBeGreaterThanOrEqual(9)
     // DiskFull by root through the API, Slow by Alertmanager
     expect(value('db_adapter_events_resolved_total', 'alertmanager')).toBe(2)
+  })
+})
+
+describe('retention', () => {
+  it('purges resolved events older than manager.eventRetention, never open ones', async () => {
+    const short = await startManaged((c) => {
+      c.manager.eventRetention = 1
+    })
+    try {
+      const m = short.manager.url
+      await call(m, 'POST', '/api/v1/alerts', { body: payload([alert('Old', 'old', 'firing'), alert('Open', 'open', 'firing')]) })
+      const items = (await call(m, 'GET', '/api/v1/events')).body.items as Array<{ id: string; title: string }>
+      const old = items.find((e) => e.title === 'Old')!
+      await call(m, 'PUT', `/api/v1/events/${old.id}/resolve`)
+      await new Promise((r) => setTimeout(r, 5))
+      expect(await short.manager.parts.purge()).toBe(1)
+      expect((await call(m, 'GET', `/api/v1/events/${old.id}`)).status).toBe(404)
+      expect((await call(m, 'GET', '/api/v1/events')).body.items.map((e: { title: string }) => e.title)).toEqual(['Open'])
+    } finally {
+      await short.stop()
+    }
+    // stopped with the adapter: the management server's listener is closed too
+    await expect(fetch(`${short.manager.url}/api/v1/openapi.json`)).rejects.toThrow()
   })
 })
 

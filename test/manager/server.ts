@@ -12,7 +12,7 @@ export async function startManaged(tune: (c: AppConfig) => void = () => {}): Pro
   const config = testAdapterConfig('manager-')
   config.manager.enable = true
   config.manager.port = 0
-  config.logLevel = 'warn'
+  config.logLevel = 'error'
   tune(config)
   const adapter = await startAdapter(config)
   if (adapter.manager === undefined) {
