@@ -11,8 +11,10 @@ import type { Context } from 'hono'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { BodyTooLarge, nodeIncoming, readBodyBytes } from '../http/body-read.js'
 import type { LoginGuard } from '../http/auth/login-guard.js'
+import { accessLog } from '../http/middleware/access-log.js'
 import { basicCredentials, verifyUser } from '../http/middleware/auth.js'
 import { writeGate, type GateView } from '../http/middleware/gate.js'
+import { requestId } from '../http/middleware/request-id.js'
 import type { Logger } from '../logger.js'
 import { storageUnavailableIn } from '../storage/errors.js'
 import { applyAlerts, BadPayload, parseWebhook } from './alertmanager.js'
@@ -42,6 +44,9 @@ function fail(c: Context, status: number, message: string, headers: Record<strin
 export function createManagerRoutes(deps: ManagerRouteDeps): Hono {
   const { store, metrics, logger } = deps
   const app = new Hono()
+  // request ids and the access log as on the adapter's port (credentials never logged)
+  app.use(requestId())
+  app.use(accessLog({ logger }))
   const document = JSON.stringify(openApiDocument())
 
   app.get('/api/v1/openapi.json', (c) => c.body(document, 200, { 'Content-Type': 'application/json; charset=utf-8' }))
