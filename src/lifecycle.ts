@@ -279,7 +279,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       } catch (err) {
         throw new Error(`manager.port ${config.manager.port}: cannot listen (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
       }
-      await manager.start()
+      manager.start()
       const mport = (managerServer.address() as AddressInfo).port
       logger.info({ port: mport }, `management server listening on http://${clientHost(config.host)}:${mport} (Swagger UI at /swagger-ui/)`)
     }

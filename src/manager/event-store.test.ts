@@ -138,9 +138,10 @@ describe('EventStore on DuckDB', () => {
         expect(deep.items[0].id).toBe(`gen-${N - 1 - 999_900}`)
         await time('get by id', () => st.get('gen-123456'))
         console.log(`events list over ${N} stored events (ms): ${JSON.stringify(timings)}`)
-        // generous: seconds would mean a full sort or a scan per row
-        for (const ms of Object.values(timings)) {
-          expect(ms).toBeLessThan(2000)
+        // generous (a loaded 2-core machine measured 27-205 ms for the first pages): seconds would
+        // mean a full sort or a scan per row. A page 10,000 deep sorts past 999,900 rows (0.9-2 s)
+        for (const [name, ms] of Object.entries(timings)) {
+          expect(ms, name).toBeLessThan(name.startsWith('page 10000') ? 15_000 : 3000)
         }
       } finally {
         await s.close()

@@ -61,6 +61,7 @@ export class HealthEvents {
   #running: Promise<void> | undefined
   #again = false
   #stopped = false
+  #starting: Promise<void> | undefined
   #storageErrorLogged = false
 
   constructor(opts: HealthEventsOptions) {
@@ -69,8 +70,16 @@ export class HealthEvents {
     this.#prefix = `health:${opts.elementId}:`
   }
 
-  /** Learns the events a previous run left open (resolved on the first check if over), then checks periodically. */
-  async start(): Promise<void> {
+  /**
+   * Learns the events a previous run left open (resolved on the first check if over), then checks
+   * periodically. Resolves after the first check; a caller need not wait (storage may be slow).
+   */
+  start(): Promise<void> {
+    this.#starting ??= this.#start()
+    return this.#starting
+  }
+
+  async #start(): Promise<void> {
     try {
       for (const key of await this.#o.store.openKeys(this.#prefix)) {
         const name = key.slice(this.#prefix.length)
@@ -80,6 +89,9 @@ export class HealthEvents {
       this.#o.logger.warn({ err }, 'health events: the open events of a previous run could not be read')
     }
     await this.check()
+    if (this.#stopped) {
+      return
+    }
     this.#timer = setInterval(() => void this.check(), this.#o.intervalMs)
     this.#timer.unref()
   }
@@ -106,6 +118,7 @@ export class HealthEvents {
   async stop(): Promise<void> {
     this.#stopped = true
     clearInterval(this.#timer)
+    await this.#starting
     await this.#running
   }
 

@@ -36,8 +36,8 @@ export interface Manager {
   app: Hono
   store: EventStore
   health: HealthEvents
-  /** creates the events table (when storage answers), starts the health checks and the purge */
-  start(): Promise<void>
+  /** creates the events table (when storage answers), starts the health checks and the purge, in the background */
+  start(): void
   /** stops the checks (a running one finishes); storage is closed by the caller afterwards */
   stop(): Promise<void>
   /** deletes resolved events resolved more than manager.eventRetention ago; returns how many */
@@ -79,14 +79,12 @@ export function createManager(deps: ManagerDeps): Manager {
     app,
     store,
     health,
-    async start() {
-      try {
-        await store.init()
-      } catch (err) {
-        // storage down at start (PostgreSQL): the first request or check that reaches it creates it
-        log.warn({ err }, 'events table not created yet: storage refused; tried again on next use')
-      }
-      await health.start()
+    start() {
+      // storage down at start (PostgreSQL): the first request or check that reaches it creates the
+      // table; nothing here waits for the backend, so a slow one cannot hold up the start
+      store.init().catch((err: unknown) => log.warn({ err }, 'events table not created yet: storage refused; tried again on next use'))
+      // the first check runs in the background: a slow or unreachable backend must not hold up the start
+      void health.start()
       purgeQuietly()
       purging = setInterval(purgeQuietly, PURGE_EVERY_MS)
       purging.unref()
