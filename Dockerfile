@@ -46,11 +46,11 @@ ENV NODE_ENV=production \
     DB_ADAPTER_LOG_PATH=/var/lib/db-adapter/log \
     DB_ADAPTER_MONITOR_INCGROUP=true
 VOLUME /var/lib/db-adapter
-# What listens by default: HTTP, StatsD (statsagent, UDP), collectd (collagent, UDP). Opened
+# What listens by default: HTTP, the management server (6060), StatsD (statsagent, UDP), collectd (collagent, UDP). Opened
 # only when enabled, so not declared here (publish them with -p): the OpenTSDB telnet receivers,
 # 6046-6049/tcp (DB_ADAPTER_TSDBPROTO_TELNET_ENABLE=true, DB_ADAPTER_TSDBPROTO_TELNET_PORTS), and
 # StatsD on 6044/tcp instead of udp with DB_ADAPTER_STATSAGENT_PROTOCOL=tcp.
-EXPOSE 6041/tcp 6044/udp 6045/udp
+EXPOSE 6041/tcp 6044/udp 6045/udp 6060/tcp
 USER 10001:10001
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.DB_ADAPTER_PORT||6041)+'/-/ping').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

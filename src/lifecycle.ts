@@ -51,6 +51,7 @@ import { createSqlExecutor } from './sql/executor.js'
 import { openStorage } from './sql/catalog/open.js'
 import type { Storage } from './sql/catalog/types.js'
 import { LoginGuard } from './http/auth/login-guard.js'
+import { createManager, type Manager } from './manager/manager.js'
 
 export interface RunningAdapter {
   /** the bound port (the real one when config.port is 0) */
@@ -65,6 +66,8 @@ export interface RunningAdapter {
   sampler?: Sampler
   /** the enabled UDP/TCP receivers, with their bound ports */
   receivers: RunningReceiver[]
+  /** the management server (manager.enable): its bound port and base URL */
+  manager?: { port: number; url: string; parts: Manager }
   /** graceful shutdown; safe to call more than once */
   stop(): Promise<void>
 }
@@ -98,6 +101,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
 
   let storage: Storage | undefined
   let server: Server | undefined
+  let managerServer: Server | undefined
+  let manager: Manager | undefined
   let sampler: Sampler | undefined
   const receivers: RunningReceiver[] = []
   let lineprotoWorkers: LineProtoWorkers | undefined
@@ -252,13 +257,41 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const url = `http://${clientHost(config.host)}:${port}`
     logger.info({ host: config.host || '*', port, storage: redactUrl(config.storage.url) }, `db-adapter listening on ${url}`)
 
+    const receiverMetrics = createReceiverMetrics(metrics.registry)
+    if (config.manager.enable) {
+      // the management server: events API, OpenAPI, Swagger UI, Alertmanager webhook (src/manager)
+      const runningSampler = sampler
+      manager = createManager({
+        config,
+        engine: used.engine,
+        logins,
+        gate,
+        logger,
+        registry: metrics.registry,
+        elementId: monitorIdentity(config.monitor.identity, port),
+        probes: {
+          ...(storageHealthy ? { storageHealthy } : {}),
+          receiverDrops: () => droppedByReceiver(receiverMetrics),
+          cpuPercent: () => runningSampler?.last.cpuPercent ?? NaN,
+        },
+      })
+      try {
+        managerServer = await listen(manager.app, config.host, config.manager.port, tracing, config.http.maxConnections)
+      } catch (err) {
+        throw new Error(`manager.port ${config.manager.port}: cannot listen (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { cause: err })
+      }
+      manager.start()
+      const mport = (managerServer.address() as AddressInfo).port
+      logger.info({ port: mport }, `management server listening on http://${clientHost(config.host)}:${mport} (Swagger UI at /swagger-ui/)`)
+    }
+
     const receiverDeps = {
       config,
       storage: used,
       schemaless,
       allPaused: () => gate.allPaused(),
       logger,
-      metrics: createReceiverMetrics(metrics.registry),
+      metrics: receiverMetrics,
       kernelDrops: createKernelDropsMetric(metrics.registry),
     }
     if (config.collagent.enable) {
@@ -290,6 +323,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
 
     const openedStorage = storage
     const runningSampler = sampler
+    const runningManager = manager
+    const managerListening = managerServer
     let stopping: Promise<void> | undefined
     const stop = (): Promise<void> => {
       stopping ??= (async () => {
@@ -298,7 +333,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         gate.startDraining()
         const grace = config.shutdown.gracePeriod
         logger.info({ inFlight: connectionsOf(listening).active(), gracePeriodMs: grace }, 'shutting down: draining HTTP requests')
-        const { cut } = await connectionsOf(listening).drain(grace)
+        // both servers drain at once, within the same grace period
+        const [{ cut }] = await Promise.all([
+          connectionsOf(listening).drain(grace),
+          ...(managerListening ? [connectionsOf(managerListening).drain(grace)] : []),
+        ])
+        await runningManager?.stop()
         if (cut > 0) {
           logger.warn({ requests: cut }, `requests still running after shutdown.gracePeriod (${grace} ms) were cut off`)
         }
@@ -316,10 +356,17 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       })()
       return stopping
     }
-    return { port, url, app, gate, metrics, receivers, ...(sampler ? { sampler } : {}), stop }
+    const managerInfo = manager && managerServer
+      ? { port: (managerServer.address() as AddressInfo).port, url: `http://${clientHost(config.host)}:${(managerServer.address() as AddressInfo).port}`, parts: manager }
+      : undefined
+    return { port, url, app, gate, metrics, receivers, ...(sampler ? { sampler } : {}), ...(managerInfo ? { manager: managerInfo } : {}), stop }
   } catch (err) {
     // Whatever was opened before the failure is released; the error goes to the caller.
     sampler?.stop()
+    await manager?.stop()
+    if (managerServer) {
+      await connectionsOf(managerServer).drain(0)
+    }
     await Promise.all(receivers.map((r) => r.stop()))
     await lineprotoWorkers?.close()
     await encodeOffload?.close()
@@ -388,6 +435,19 @@ function clientHost(host: string): string {
     return '[::1]'
   }
   return host.includes(':') ? `[${host}]` : host
+}
+
+/** Input each receiver dropped so far (points and datagrams), for the health events. */
+async function droppedByReceiver(m: ReturnType<typeof createReceiverMetrics>): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const counter of [m.points, m.packets]) {
+    for (const v of (await counter.get()).values) {
+      if (v.labels.result === 'dropped' && typeof v.labels.receiver === 'string') {
+        out[v.labels.receiver] = (out[v.labels.receiver] ?? 0) + v.value
+      }
+    }
+  }
+  return out
 }
 
 /** Storage URL for logs: never print a PostgreSQL password. */

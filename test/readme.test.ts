@@ -3,7 +3,7 @@
  * directory, as a user would paste them into one shell after `npm start`.
  *
  * Which blocks run: every ```sh block, in one bash (`set -eo pipefail`), with `localhost:6041`
- * rewritten to the adapter's port. Lines starting with `npm ` (install, start, test) are left out.
+ * and `localhost:6060` rewritten to the adapter's and its management server's ports. Lines starting with `npm ` (install, start, test) are left out.
  * A block that must not run is marked by the line before its fence:
  *   <!-- readme-test: not run (why) -->
  * Every other block runs, so a new example is tested unless it is marked on purpose.
@@ -99,8 +99,8 @@ curl() {
 `
 
 /** The script: the function, then each block after a line naming it, with the port rewritten. */
-function readmeScript(md: string, port: number): string {
-  const parts = runnable(md).map((b) => `echo "### README.md:${b.line}" >&2\n${b.text.replaceAll('localhost:6041', `127.0.0.1:${port}`)}`)
+function readmeScript(md: string, port: number, managerPort: number): string {
+  const parts = runnable(md).map((b) => `echo "### README.md:${b.line}" >&2\n${b.text.replaceAll('localhost:6041', `127.0.0.1:${port}`).replaceAll('localhost:6060', `127.0.0.1:${managerPort}`)}`)
   return `set -eo pipefail\n${CURL_CHECK}\n${parts.join('\n')}\n`
 }
 
@@ -108,11 +108,12 @@ function readmeScript(md: string, port: number): string {
 const curlLines = (md: string): number =>
   runnable(md)
     .flatMap((b) => b.text.split('\n'))
-    .filter((l) => /^curl\s/.test(l)).length
+    .filter((l) => /^(?:\w+=\$\()?curl\s/.test(l)).length
 
 interface Adapter {
   child: ChildProcess
   port: number
+  managerPort: number
   base: string
   log: () => string
 }
@@ -132,6 +133,7 @@ function freeUdpPort(): Promise<number> {
 async function startAdapter(): Promise<Adapter> {
   const dir = mkdtempSync(join(tmpdir(), 'readme-'))
   const port = await freePort()
+  const managerPort = await freePort()
   // a fresh start as `npm start` makes it, on its own port, data folder and log folder; the
   // collectd and StatsD receivers stay on (their default), each on a port of its own
   const env: Record<string, string> = {}
@@ -144,6 +146,7 @@ async function startAdapter(): Promise<Adapter> {
     ...NODE_FLAGS, '--import', 'tsx', 'src/main.ts',
     `--port=${port}`, '--host=127.0.0.1', `--storage.url=duckdb:${join(dir, 'data/db-adapter.duckdb')}`,
     `--log.path=${join(dir, 'log')}`, `--collagent.port=${await freeUdpPort()}`, `--statsagent.port=${await freeUdpPort()}`,
+    `--manager.port=${managerPort}`,
   ]
   const child = spawn(process.execPath, args, { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
@@ -157,7 +160,7 @@ async function startAdapter(): Promise<Adapter> {
     }
     try {
       if ((await fetch(`${base}/-/ping`)).status === 200) {
-        return { child, port, base, log: () => out }
+        return { child, port, managerPort, base, log: () => out }
       }
     } catch {
       // not listening yet
@@ -209,7 +212,7 @@ describe.skipIf(need.skip)('README.md examples against a started adapter', () =>
     const dir = mkdtempSync(join(tmpdir(), 'readme-run-'))
     const log = join(dir, 'calls')
     writeFileSync(log, '')
-    run = await bash(readmeScript(README, adapter.port), { README_CALLS: log })
+    run = await bash(readmeScript(README, adapter.port, adapter.managerPort), { README_CALLS: log })
     calls = readFileSync(log, 'utf8').trim().split('\n').filter(Boolean)
   }, 120_000)
 

@@ -126,6 +126,8 @@ const SPEC_DEFAULTS: AppConfig = {
     user: 'root',
     worker: 10,
   },
+  // issue 36's management server
+  manager: { cpuDuration: 300_000, cpuThreshold: 90, enable: true, eventRetention: 720 * 3_600_000, healthInterval: 10_000, port: 6060 },
   hostexporter: {
     caCertFile: '',
     certFile: '',

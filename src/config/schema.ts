@@ -286,6 +286,20 @@ export const SCHEMA = [
   { name: 'statsagent.worker', type: 'int', default: 10, env: ['DB_ADAPTER_STATSAGENT_WORKER'], rule: POSITIVE,
     description: 'write workers' },
 
+  // Management server (events API, OpenAPI, Swagger UI, Alertmanager webhook): its own port
+  { name: 'manager.cpuDuration', type: 'duration', default: '5m0s', env: ['DB_ADAPTER_MANAGER_CPU_DURATION'], rule: POSITIVE,
+    description: 'how long CPU use must stay above manager.cpuThreshold before an event is opened' },
+  { name: 'manager.cpuThreshold', type: 'float', default: 90, env: ['DB_ADAPTER_MANAGER_CPU_THRESHOLD'], rule: between(1, 100, 'a number'),
+    description: 'CPU percent (of the cores the adapter may use) above which, held for manager.cpuDuration, an event is opened' },
+  { name: 'manager.enable', type: 'bool', default: true, env: ['DB_ADAPTER_MANAGER_ENABLE'],
+    description: 'enable the management server (events API, OpenAPI document, Swagger UI, Alertmanager webhook)' },
+  { name: 'manager.eventRetention', type: 'duration', default: '720h0m0s', env: ['DB_ADAPTER_MANAGER_EVENT_RETENTION'], rule: POSITIVE,
+    description: 'resolved events older than this (since they were resolved) are purged' },
+  { name: 'manager.healthInterval', type: 'duration', default: '10s', env: ['DB_ADAPTER_MANAGER_HEALTH_INTERVAL'], rule: POSITIVE,
+    description: "how often the adapter's own health (memory gate, storage, receivers, CPU) is checked for events" },
+  { name: 'manager.port', type: 'int', default: 6060, env: ['DB_ADAPTER_MANAGER_PORT'], rule: between(0, 65535),
+    description: 'HTTP port of the management server; 0 picks a free one' },
+
   // Host exporter scraper
   { name: 'hostexporter.caCertFile', type: 'string', default: '', env: ['DB_ADAPTER_HOSTEXPORTER_CA_CERT_FILE'],
     description: 'CA certificate file for https exporters' },

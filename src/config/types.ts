@@ -132,6 +132,18 @@ export interface AppConfig {
     worker: number
   }
 
+  manager: {
+    /** ms */
+    cpuDuration: number
+    cpuThreshold: number
+    enable: boolean
+    /** ms */
+    eventRetention: number
+    /** ms */
+    healthInterval: number
+    port: number
+  }
+
   hostexporter: {
     caCertFile: string
     certFile: string

@@ -160,13 +160,13 @@ function checkServices(objs: Obj[]): void {
 }
 
 /** the receivers' ports everywhere they appear: container, main (TCP) Service, -udp Service (none:
- * undefined), NetworkPolicy ingress (none: undefined), HTTP left out */
+ * undefined), NetworkPolicy ingress (none: undefined), HTTP and the management server left out */
 function receiverPorts(objs: Obj[]) {
   const services = objs.filter((o) => o.kind === 'Service')
   const main = services.find((s) => !s.metadata.name.endsWith('-udp')) as Obj
   const udp = services.find((s) => s.metadata.name.endsWith('-udp'))
   const policy = objs.find((o) => o.kind === 'NetworkPolicy')
-  const notHttp = (p: { name?: string; port?: unknown }) => p.port !== 'http' && p.name !== 'http'
+  const notHttp = (p: { name?: string; port?: unknown }) => !['http', 'manager'].includes(String(p.port)) && !['http', 'manager'].includes(String(p.name))
   return {
     container: (container(objs).ports as Port[]).filter(notHttp),
     tcp: (main.spec.ports as Port[]).filter(notHttp),
@@ -265,6 +265,9 @@ describe('Dockerfile', () => {
     }
     const c = d.config
     const listening = [`${c.port}/tcp`]
+    if (c.manager.enable) {
+      listening.push(`${c.manager.port}/tcp`)
+    }
     if (c.collagent.enable) {
       listening.push(`${c.collagent.port}/udp`)
     }
@@ -341,10 +344,11 @@ describe.skipIf(renderNeed.skip)('chart: defaults (embedded storage)', () => {
     expect(config.hostexporter.enable).toBe(false)
     expect(c.ports).toEqual([
       ctrPort('http', config.port, 'TCP'),
+      ctrPort('manager', config.manager.port, 'TCP'),
       ctrPort('collectd', config.collagent.port, 'UDP'),
       ctrPort('statsd', config.statsagent.port, 'UDP'),
     ])
-    expect(one(objs, 'Service', '-db-adapter').spec.ports).toEqual([svcPort('http', 6041, 'TCP')])
+    expect(one(objs, 'Service', '-db-adapter').spec.ports).toEqual([svcPort('http', 6041, 'TCP'), svcPort('manager', 6060, 'TCP')])
     expect(one(objs, 'Service', '-udp').spec.ports).toEqual([COLLECTD_UDP, STATSD_UDP])
     checkServices(objs)
   })
@@ -451,8 +455,8 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     checkServices(objs)
     expect(adapterConfig(objs).statsagent.enable).toBe(false)
     expect(objs.some((o) => o.kind === 'Service' && o.metadata.name.endsWith('-udp'))).toBe(false)
-    expect(container(objs).ports).toEqual([ctrPort('http', 6041, 'TCP')])
-    expect(one(objs, 'NetworkPolicy').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }])
+    expect(container(objs).ports).toEqual([ctrPort('http', 6041, 'TCP'), ctrPort('manager', 6060, 'TCP')])
+    expect(one(objs, 'NetworkPolicy').spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'manager', protocol: 'TCP' }])
   })
 
   it('StatsD: on unless turned off (null leaves the adapter\'s default, "1" is on); off: its port nowhere', () => {
@@ -623,12 +627,12 @@ describe.skipIf(renderNeed.skip)('chart: value sets', () => {
     expect(workload(objs).spec.template.metadata.annotations['checksum/secret']).toBeUndefined()
   })
 
-  it('networkPolicy on: ingress to the HTTP, collectd and StatsD ports from the given peers', () => {
+  it('networkPolicy on: ingress to the HTTP, management, collectd and StatsD ports from the given peers', () => {
     const objs = render('network-policy.yaml')
     validateAll(objs)
     const np = one(objs, 'NetworkPolicy')
     expect(np.spec.ingress[0].from[0].namespaceSelector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': 'monitoring' })
-    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'collectd', protocol: 'UDP' }, { port: 'statsd', protocol: 'UDP' }])
+    expect(np.spec.ingress[0].ports).toEqual([{ port: 'http', protocol: 'TCP' }, { port: 'manager', protocol: 'TCP' }, { port: 'collectd', protocol: 'UDP' }, { port: 'statsd', protocol: 'UDP' }])
   })
 
   it('refuses inconsistent values with a clear message', () => {

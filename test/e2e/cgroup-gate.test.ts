@@ -106,6 +106,7 @@ beforeAll(async () => {
     '--smlAutoCreateDB=true',
     '--collagent.enable=false',
     '--statsagent.enable=false',
+    '--manager.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=200ms',
     `--monitor.pauseQueryMemoryThreshold=${QUERY_THRESHOLD}`,

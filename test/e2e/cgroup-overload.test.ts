@@ -87,6 +87,7 @@ async function start(limit: number): Promise<string> {
     '--smlAutoCreateDB=true',
     '--collagent.enable=false',
     '--statsagent.enable=false',
+    '--manager.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=500ms',
     // gate transitions and cancellations are warnings; request lines would bury them

@@ -159,6 +159,7 @@ describe('collectd receiver', () => {
       config.storage.url = 'duckdb::memory:'
       config.log.path = dir
       config.monitor.disable = true
+      config.manager.enable = false
       config.collagent.port = taken.address().port
       await expect(startAdapter(config, { logger: pino({ level: 'silent' }) })).rejects.toThrow(
         `collagent.port ${taken.address().port}: cannot listen on UDP 127.0.0.1:${taken.address().port} (EADDRINUSE)`,

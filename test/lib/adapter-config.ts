@@ -6,7 +6,7 @@ import type { AppConfig } from '../../src/config/types.js'
 
 /**
  * The configuration of an in-process test adapter: any free port on loopback, DuckDB in memory,
- * logs in a fresh temporary folder, and no receivers (test files run at once, and the receivers'
+ * logs in a fresh temporary folder, no receivers and no management server (test files run at once, and the receivers'
  * ports are fixed; tests of a receiver turn it on with a port of its own).
  */
 export function testAdapterConfig(logPrefix: string): AppConfig {
@@ -19,5 +19,7 @@ export function testAdapterConfig(logPrefix: string): AppConfig {
   config.statsagent.enable = false
   config.tsdbproto_telnet.enable = false
   config.hostexporter.enable = false
+  // its port is fixed too; the manager's tests turn it on with port 0
+  config.manager.enable = false
   return config
 }

@@ -30,7 +30,7 @@ export interface AdapterProcessOptions {
 
 /**
  * The environment of a test adapter process: the caller's without its DB_ADAPTER_* / DB_MONITOR_*
- * (nothing leaks in from a developer's shell), the receivers off (several adapters run at once and
+ * (nothing leaks in from a developer's shell), the receivers and the management server off (several adapters run at once and
  * their ports are fixed), then `extra`.
  */
 export function adapterProcessEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -43,6 +43,7 @@ export function adapterProcessEnv(extra: Record<string, string> = {}): Record<st
   env.DB_ADAPTER_COLLAGENT_ENABLE = 'false'
   env.DB_ADAPTER_STATSAGENT_ENABLE = 'false'
   env.DB_ADAPTER_HOSTEXPORTER_ENABLE = 'false'
+  env.DB_ADAPTER_MANAGER_ENABLE = 'false'
   return Object.assign(env, extra)
 }
 

@@ -74,6 +74,13 @@ float64, which toString prints as 1e+06, so integral numbers print as integers; 
 {{- include "db-adapter.flag" (dict "root" . "name" "port" "default" 6041) -}}
 {{- end -}}
 
+{{/* the management server's port (manager.port) when it is on (manager.enable, default true), else empty */}}
+{{- define "db-adapter.managerPort" -}}
+{{- if include "db-adapter.enabled" (dict "root" . "name" "manager.enable" "default" true) -}}
+{{- include "db-adapter.flag" (dict "root" . "name" "manager.port" "default" 6060) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* "true" when a bool flag is on, spelled any way the adapter accepts; unset: the adapter's default */}}
 {{- define "db-adapter.enabled" -}}
 {{- $v := include "db-adapter.flag" (dict "root" .root "name" .name "default" (default false .default)) -}}
