@@ -28,7 +28,7 @@ import { createBuildInfo, createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
 import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
 import type { Sampler } from './monitor/sampler.js'
-import { createStoragePoolMetrics, createStorageWalMetrics } from './monitor/storage-metrics.js'
+import { createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './monitor/storage-metrics.js'
 import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
 import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
@@ -231,6 +231,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
           return fatal
         }
       : undefined
+    createStorageUpMetric(metrics.registry, storageHealthy, storageFatal)
     const app = createApp({ config, logger, metrics, gate, rest, routes, ...(storageHealthy ? { storageHealthy } : {}), ...(storageFatal ? { storageFatal } : {}) })
 
     if (!config.monitor.disable) {
