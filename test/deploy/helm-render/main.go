@@ -1,7 +1,7 @@
 // A test-only stand-in for `helm template`, for machines without Helm (not in Debian or npm).
 // It renders a chart with Go's text/template and sprig (Debian's golang-github-masterminds-
 // sprig-dev), implementing what Helm adds on top that charts use: include, tpl, required, fail,
-// toYaml/fromYaml/toJson, lookup (always empty, as in `helm template`), .Values (chart values
+// toYaml/fromYaml/toJson, lookup (always empty, as in `helm template`), .Files.Get, .Values (chart values
 // merged with -f files, later files winning, a null removing the key), .Release, .Chart, .Capabilities, .Template, and
 // Helm's "<no value>" -> "" rule. Output: the rendered manifests separated by `---` with
 // `# Source:` comments, like `helm template`; with -notes, NOTES.txt only.
@@ -33,6 +33,18 @@ type valueFiles []string
 
 func (v *valueFiles) String() string     { return strings.Join(*v, ",") }
 func (v *valueFiles) Set(s string) error { *v = append(*v, s); return nil }
+
+// chartFiles is Helm's .Files, reading below the chart directory (Get only)
+type chartFiles struct{ dir string }
+
+// Get returns a file's text, or "" when it cannot be read (as Helm does)
+func (f chartFiles) Get(name string) string {
+	b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
 
 type apiVersions []string
 
@@ -239,6 +251,7 @@ func render(chartDir, name, namespace string, files []string, notes bool) error 
 		return map[string]interface{}{
 			"Values": values,
 			"Chart":  chart,
+			"Files":  chartFiles{chartDir},
 			"Release": map[string]interface{}{
 				"Name": name, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1,
 			},
