@@ -39,7 +39,7 @@ export const kubectlNeed = needDebianPackages('k8s/ kustomize overlays', [
 /** the renderer's command (set by useRenderer) */
 export const renderer: string[] = []
 
-export type Obj = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; [k: string]: any }
+export type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; [k: string]: any }
 
 export const MODELS: Record<string, { validate(): void } extends never ? never : new (o: any) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,

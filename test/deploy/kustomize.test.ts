@@ -3,17 +3,49 @@
  * without it): valid objects, probes, env names the adapter reads, receiver ports in the Service of
  * their protocol, the components, and the root password the user must provide (no default).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { loadAll } from 'js-yaml'
-import { describe, expect, it } from 'vitest'
-import { COLLECTD_UDP, ENV_NAMES, RECEIVER_PASSWORDS, REPO, STATSD_UDP, adapterConfig, checkServices, container, ctrPort, dir, kubectlNeed, one, receiverPorts, svcPort, validateAll } from './chart-lib.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { COLLECTD_UDP, ENV_NAMES, RECEIVER_PASSWORDS, REPO, STATSD_UDP, adapterConfig, checkServices, container, ctrPort, dir as libDir, kubectlNeed, one, receiverPorts, svcPort, validateAll } from './chart-lib.js'
 import type { Obj } from './chart-lib.js'
 
+/** a copy of k8s/ with the root password the user writes before the first build */
+const dir = mkdtempSync(join(tmpdir(), 'kustomize-test-'))
+const K8S = join(dir, 'k8s')
+cpSync(join(REPO, 'k8s'), K8S, { recursive: true, filter: (src) => !src.endsWith('root-password.env') })
+const PASSWORD = 'c0ffee-test-password'
+writeFileSync(join(K8S, 'base/root-password.env'), `root-password=${PASSWORD}\n`)
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true })
+  rmSync(libDir, { recursive: true, force: true })
+})
+
+const kustomize = (at: string): Obj[] => (loadAll(execFileSync('kubectl', ['kustomize', at], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
+
 describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
-  const build = (overlay: string): Obj[] =>
-    (loadAll(execFileSync('kubectl', ['kustomize', join(REPO, 'k8s/overlays', overlay)], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
+  const build = (overlay: string): Obj[] => kustomize(join(K8S, 'overlays', overlay))
+
+  it('have no default root password: the build fails naming the file to write; the written one lands in the Secret', () => {
+    const bare = join(dir, 'bare')
+    cpSync(join(REPO, 'k8s'), bare, { recursive: true, filter: (src) => !src.endsWith('root-password.env') })
+    const r = spawnSync('kubectl', ['kustomize', join(bare, 'overlays/embedded')], { encoding: 'utf8' })
+    expect(r.status).not.toBe(0)
+    expect(r.stderr).toMatch(/root-password\.env/)
+    const secret = one(build('embedded'), 'Secret')
+    expect(Buffer.from(secret.data['root-password'], 'base64').toString()).toBe(PASSWORD)
+  })
+
+  it('logs to stdout only; a preStop sleep and the drain fit in the grace period', () => {
+    const objs = build('embedded')
+    const config = adapterConfig(objs)
+    expect(config.log.enableFile).toBe(false)
+    const c = container(objs)
+    expect(c.lifecycle).toEqual({ preStop: { exec: { command: ['sleep', '5'] } } })
+    expect(5000 + config.shutdown.gracePeriod).toBeLessThan(one(objs, 'Deployment').spec.template.spec.terminationGracePeriodSeconds * 1000)
+  })
 
   for (const overlay of ['embedded', 'postgres']) {
     it(`${overlay}: valid objects, probes, env names the adapter reads, collectd and StatsD on 6045/6044 UDP in the -udp Service`, () => {
@@ -63,10 +95,10 @@ describe.skipIf(kubectlNeed.skip)('k8s/ kustomize overlays', () => {
    * (kustomize wants relative paths) */
   const withComponents = (overlay: string, components: string[]): Obj[] => {
     const at = mkdtempSync(join(dir, 'overlay-'))
-    const rel = (p: string) => relative(at, join(REPO, 'k8s', p))
+    const rel = (p: string) => relative(at, join(K8S, p))
     const kustomization = { resources: [rel(`overlays/${overlay}`)], components: components.map((c) => rel(`components/${c}`)) }
     writeFileSync(join(at, 'kustomization.yaml'), JSON.stringify(kustomization))
-    return (loadAll(execFileSync('kubectl', ['kustomize', at], { encoding: 'utf8' })) as Obj[]).filter(Boolean)
+    return kustomize(at)
   }
 
   it('components: OpenTSDB telnet on TCP 6046-6049 and StatsD over TCP in the main Service, the node_exporter scraper on', () => {
