@@ -60,7 +60,7 @@ describe.skipIf(renderNeed.skip)('chart: the ci/ variants', () => {
     // scoped to this release's series
     expect(alerts[1].expr).toContain('namespace="default", service="release-db-adapter"')
     const dashboard = one(objs, 'ConfigMap', '-dashboard')
-    expect(dashboard.metadata.labels.grafana_dashboard).toBe('1')
+    expect(dashboard.metadata.labels?.grafana_dashboard).toBe('1')
     expect(dashboard.metadata.annotations).toEqual({ grafana_folder: 'Databases' })
     const json = JSON.parse(dashboard.data['db-adapter.json'])
     expect(json).toEqual(JSON.parse(readFileSync(join(CHART, 'dashboards/db-adapter.json'), 'utf8')))

@@ -150,7 +150,7 @@ describe.skipIf(renderNeed.skip)('chart: defaults (embedded storage)', () => {
     expect(headless.spec.selector).toEqual(sts.spec.selector.matchLabels)
     const sm = one(render('postgres-3-replicas.yaml'), 'ServiceMonitor')
     expect(sm.spec.selector.matchExpressions).toEqual([{ key: 'app.kubernetes.io/component', operator: 'NotIn', values: ['headless'] }])
-    expect(headless.metadata.labels['app.kubernetes.io/component']).toBe('headless')
+    expect(headless.metadata.labels?.['app.kubernetes.io/component']).toBe('headless')
     // postgres mode: a Deployment, no headless Service
     expect(render('postgres-3-replicas.yaml').some((o) => o.metadata.name.endsWith('-headless'))).toBe(false)
   })
