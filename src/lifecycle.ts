@@ -15,6 +15,7 @@ import { createAdaptorServer } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from './config/types.js'
+import { packageVersion } from './config/index.js'
 import { createApp } from './http/app.js'
 import { trackConnections, type ConnectionTracker } from './http/drain.js'
 import { applyServerLimits, DEFAULT_SERVER_LIMITS } from './http/server-limits.js'
@@ -23,11 +24,11 @@ import type { Logger, LoggerHandle } from './logger.js'
 import { Gate } from './monitor/gate.js'
 import { queryGate, writeGate } from './http/middleware/gate.js'
 import { createIngestMetrics } from './monitor/ingest-metrics.js'
-import { createHttpMetrics } from './monitor/metrics.js'
+import { createBuildInfo, createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
 import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
 import type { Sampler } from './monitor/sampler.js'
-import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageWalMetrics } from './monitor/storage-metrics.js'
+import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './monitor/storage-metrics.js'
 import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
 import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
@@ -172,6 +173,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         }
       }
     })
+    createBuildInfo(metrics.registry, { version: packageVersion(), storage: duckdb ? 'duckdb' : 'postgres' })
     createStoragePoolMetrics(metrics.registry, storage.engine)
     createStorageWalMetrics(metrics.registry, storage.engine)
     createStorageMemoryMetrics(metrics.registry, storage.engine)
@@ -235,6 +237,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
           return fatal
         }
       : undefined
+    createStorageUpMetric(metrics.registry, storageHealthy, storageFatal)
     const app = createApp({ config, logger, metrics, gate, rest, routes, ...(storageHealthy ? { storageHealthy } : {}), ...(storageFatal ? { storageFatal } : {}) })
 
     if (!config.monitor.disable) {

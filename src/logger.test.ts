@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
@@ -120,7 +120,8 @@ describe('createLogger', () => {
     expect(files).toEqual([expectedName])
     const fileLines = readLines(join(dir, expectedName))
     expect(fileLines).toHaveLength(1)
-    expect(fileLines[0]).toMatchObject({ level: 30, msg: 'hello', a: 1, pid: process.pid })
+    expect(fileLines[0]).toMatchObject({ level: 'info', msg: 'hello', a: 1, pid: process.pid })
+    expect(out.lines()[0].level).toBe('info')
     expect(handle.sqlLogger).toBeUndefined()
   })
 
@@ -149,6 +150,21 @@ describe('createLogger', () => {
     expect(readLines(join(dir, sqlFiles[0]))[0]).toMatchObject({ reqId: 'r1', sql: 'select 1' })
     // SQL lines stay out of stdout
     expect(out.lines()).toHaveLength(0)
+  })
+
+  it('log.enableFile false: stdout only, no file (not even the directory); the SQL log goes to stdout, marked', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'logger-')), 'log')
+    const out = memoryStdout()
+    const handle = createLogger(configWith(dir, { enableFile: false, enableRecordHttpSql: true }), { stdout: out.stream })
+    handles.push(handle)
+    handle.logger.warn({ a: 1 }, 'hello')
+    handle.sqlLogger?.info({ reqId: 'r1', sql: 'select 1' }, 'sql')
+    await handle.flush()
+    expect(existsSync(dir)).toBe(false)
+    expect(out.lines()).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'hello', a: 1 }),
+      expect.objectContaining({ level: 'info', log: 'httpsql', sql: 'select 1' }),
+    ])
   })
 
   it('rotates by size and keeps at most rotationCount files', async () => {

@@ -1,6 +1,7 @@
 /**
  * @module
- * Structured logs (pino JSON) to stdout and to rotating files under `log.path`, plus the optional
+ * Structured logs (pino JSON, levels as names) to stdout and, unless `log.enableFile` is false,
+ * to rotating files under `log.path`, plus the optional
  * HTTP SQL log (`log.enableRecordHttpSql`) with its own `log.sql*` rotation.
  *
  * Rotation is done by rotating-file-stream (size, interval, file count, custom file names), with
@@ -56,6 +57,9 @@ export function pinoLevel(level: LogLevel): Level {
       return level
   }
 }
+
+/** `"level":"info"` instead of pino's numbers: log pipelines and people read names */
+const LEVEL_NAMES = { level: (label: string) => ({ level: label }) }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0')
 
@@ -261,7 +265,8 @@ export function createLogger(config: AppConfig, opts: CreateLoggerOptions = {}):
     }
   }
 
-  const mainFile = openSink(
+  // log.enableFile false: stdout only (containers, where files would fill the data volume)
+  const mainFile = !config.log.enableFile ? undefined : openSink(
     {
       dir: config.log.path,
       prefix: LOG_FILE_PREFIX,
@@ -276,7 +281,7 @@ export function createLogger(config: AppConfig, opts: CreateLoggerOptions = {}):
     streams.push({ level: 'trace', stream: mainFile })
   }
   const logger = pino(
-    { level, timestamp: pino.stdTimeFunctions.isoTime, base: { pid: process.pid } },
+    { level, timestamp: pino.stdTimeFunctions.isoTime, base: { pid: process.pid }, formatters: LEVEL_NAMES },
     pino.multistream(streams),
   )
   built.logger = logger
@@ -286,7 +291,10 @@ export function createLogger(config: AppConfig, opts: CreateLoggerOptions = {}):
   }
 
   let sqlLogger: Logger | undefined
-  if (config.log.enableRecordHttpSql) {
+  if (config.log.enableRecordHttpSql && !config.log.enableFile) {
+    // no files: the SQL log was asked for, so its lines go to stdout, marked as such
+    sqlLogger = pino({ level: 'info', timestamp: pino.stdTimeFunctions.isoTime, base: { log: 'httpsql' }, formatters: LEVEL_NAMES }, stdout)
+  } else if (config.log.enableRecordHttpSql) {
     const sqlFile = openSink(
       {
         dir: config.log.path,
@@ -300,7 +308,7 @@ export function createLogger(config: AppConfig, opts: CreateLoggerOptions = {}):
     // The SQL log is a file of its own (as in the original); without a usable file its lines are
     // dropped rather than mixed into stdout.
     sqlLogger = pino(
-      { level: 'info', timestamp: pino.stdTimeFunctions.isoTime, base: null },
+      { level: 'info', timestamp: pino.stdTimeFunctions.isoTime, base: null, formatters: LEVEL_NAMES },
       sqlFile ?? { write: () => undefined },
     )
   }

@@ -59,6 +59,7 @@ const SPEC_DEFAULTS: AppConfig = {
   tsdbproto: { enable: true },
   metricsproto: { enable: true },
   log: {
+    enableFile: true,
     enableRecordHttpSql: false,
     path: '/var/log/db',
     rotationCount: 30,

@@ -133,6 +133,8 @@ export const SCHEMA = [
     description: 'enable metrics remote read/write' },
 
   // Logging
+  { name: 'log.enableFile', type: 'bool', default: true, env: ['DB_ADAPTER_LOG_ENABLE_FILE'],
+    description: 'also write the logs to rotating files under log.path (false: stdout only, as in containers, where files would fill the data volume)' },
   { name: 'log.enableRecordHttpSql', type: 'bool', default: false, env: ['DB_ADAPTER_LOG_ENABLE_RECORD_HTTP_SQL'],
     description: 'record the SQL of HTTP requests in a separate log' },
   { name: 'log.path', type: 'string', default: '/var/log/db', env: ['DB_ADAPTER_LOG_PATH'],

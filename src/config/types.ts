@@ -44,6 +44,7 @@ export interface AppConfig {
   metricsproto: { enable: boolean }
 
   log: {
+    enableFile: boolean
     enableRecordHttpSql: boolean
     path: string
     rotationCount: number

@@ -114,6 +114,28 @@ export function createHttpMetrics({ processMetrics = true, clientIp = false, max
   return { registry, requests, duration, inFlight, ...(byClient ? { byClient } : {}) }
 }
 
+export interface BuildInfo {
+  /** the adapter's version (package.json) */
+  version: string
+  /** the storage engine: duckdb or postgres */
+  storage: string
+}
+
+/**
+ * `db_adapter_build_info{version,node,storage} 1`: which release, on which Node.js, over which
+ * engine each pod runs, for dashboards and for alerts that join on it during rollouts.
+ */
+export function createBuildInfo(registry: Registry, info: BuildInfo): Gauge<'version' | 'node' | 'storage'> {
+  const gauge = new Gauge<'version' | 'node' | 'storage'>({
+    name: 'db_adapter_build_info',
+    help: 'always 1; the labels say the adapter version, the Node.js version and the storage engine',
+    labelNames: ['version', 'node', 'storage'],
+    registers: [registry],
+  })
+  gauge.set({ version: info.version, node: process.versions.node, storage: info.storage }, 1)
+  return gauge
+}
+
 /** True when the Accept header asks for OpenMetrics (any version, any q > 0). */
 export function wantsOpenMetrics(accept: string | undefined): boolean {
   if (!accept) {

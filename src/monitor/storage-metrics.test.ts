@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { DuckDBEngine } from '../storage/duckdb/engine.js'
-import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageWalMetrics } from './storage-metrics.js'
+import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './storage-metrics.js'
 import type { PoolStats } from './storage-metrics.js'
 
 describe('createStoragePoolMetrics', () => {
@@ -71,5 +71,27 @@ describe('createStorageMemoryMetrics', () => {
     const other = new Registry()
     expect(createStorageMemoryMetrics(other, { dialect: { name: 'postgres' } })).toBe(false)
     expect(await other.metrics()).not.toContain('db_adapter_storage_memory')
+  })
+})
+
+describe('db_adapter_storage_up', () => {
+  const value = async (healthy?: () => Promise<boolean>, fatal?: () => Promise<string | undefined>): Promise<number> => {
+    const registry = new Registry()
+    createStorageUpMetric(registry, healthy, fatal)
+    const text = await registry.metrics()
+    return Number(/^db_adapter_storage_up (\S+)$/m.exec(text)?.[1])
+  }
+
+  it('is 1 while the backend answers, 0 when it does not or failed for good, read at each scrape', async () => {
+    expect(await value(async () => true, async () => undefined)).toBe(1)
+    expect(await value(undefined, undefined)).toBe(1)
+    expect(await value(async () => false, async () => undefined)).toBe(0)
+    expect(await value(async () => true, async () => 'database invalidated')).toBe(0)
+    let up = true
+    const registry = new Registry()
+    createStorageUpMetric(registry, async () => up, undefined)
+    expect(await registry.metrics()).toMatch(/^db_adapter_storage_up 1$/m)
+    up = false
+    expect(await registry.metrics()).toMatch(/^db_adapter_storage_up 0$/m)
   })
 })

@@ -139,3 +139,24 @@ export function createStorageMemoryMetrics(registry: Registry, engine: unknown):
   })
   return true
 }
+
+/**
+ * `db_adapter_storage_up`: 1 while the backend answers (the readiness check of
+ * `/-/ping?action=query`) and has not failed for good, else 0; read at scrape time. The alert on
+ * an unreachable PostgreSQL (or an invalidated DuckDB) watches it.
+ */
+export function createStorageUpMetric(
+  registry: Registry,
+  healthy: (() => Promise<boolean>) | undefined,
+  fatal: (() => Promise<string | undefined>) | undefined,
+): Gauge {
+  return new Gauge({
+    name: 'db_adapter_storage_up',
+    help: 'whether the storage backend answers: 1 yes, 0 unreachable or failed for good',
+    registers: [registry],
+    async collect() {
+      const up = (healthy === undefined || (await healthy())) && (fatal === undefined || (await fatal()) === undefined)
+      this.set(up ? 1 : 0)
+    },
+  })
+}

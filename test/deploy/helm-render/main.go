@@ -1,7 +1,8 @@
 // A test-only stand-in for `helm template`, for machines without Helm (not in Debian or npm).
 // It renders a chart with Go's text/template and sprig (Debian's golang-github-masterminds-
 // sprig-dev), implementing what Helm adds on top that charts use: include, tpl, required, fail,
-// toYaml/fromYaml/toJson, lookup (always empty, as in `helm template`), .Values (chart values
+// toYaml/fromYaml/toJson, lookup (empty, as in `helm template`, or the objects of -cluster FILE,
+// as in an upgrade), .Files.Get, .Values (chart values
 // merged with -f files, later files winning, a null removing the key), .Release, .Chart, .Capabilities, .Template, and
 // Helm's "<no value>" -> "" rule. Output: the rendered manifests separated by `---` with
 // `# Source:` comments, like `helm template`; with -notes, NOTES.txt only.
@@ -10,7 +11,7 @@
 // every number in a values file is a float64 (`toString 1000000` is "1e+06" there too), and
 // toYaml/fromYaml go through JSON as well.
 //
-//	helm-render [-notes] [-name release] [-namespace ns] CHART_DIR [-f values.yaml ...]
+//	helm-render [-notes] [-name release] [-namespace ns] [-cluster objects.yaml] CHART_DIR [-f values.yaml ...]
 package main
 
 import (
@@ -29,10 +30,48 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// clusterFile: objects lookup returns, standing in for the cluster of `helm upgrade`
+var clusterFile string
+
+// clusterObjects reads clusterFile's documents (none without one)
+func clusterObjects() ([]map[string]interface{}, error) {
+	if clusterFile == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(clusterFile)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]interface{}
+	for _, doc := range strings.Split(string(b), "\n---") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		o, err := yamlViaJSON([]byte(doc))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", clusterFile, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
 type valueFiles []string
 
 func (v *valueFiles) String() string     { return strings.Join(*v, ",") }
 func (v *valueFiles) Set(s string) error { *v = append(*v, s); return nil }
+
+// chartFiles is Helm's .Files, reading below the chart directory (Get only)
+type chartFiles struct{ dir string }
+
+// Get returns a file's text, or "" when it cannot be read (as Helm does)
+func (f chartFiles) Get(name string) string {
+	b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(name)))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
 
 type apiVersions []string
 
@@ -120,6 +159,7 @@ func usage() {
 func main() {
 	var files valueFiles
 	notes := flag.Bool("notes", false, "render NOTES.txt only")
+	flag.StringVar(&clusterFile, "cluster", "", "YAML of objects that lookup finds (as if in the cluster; an upgrade)")
 	name := flag.String("name", "release", "release name")
 	namespace := flag.String("namespace", "default", "release namespace")
 	flag.Var(&files, "f", "values file (repeatable)")
@@ -197,7 +237,21 @@ func render(chartDir, name, namespace string, files []string, notes bool) error 
 		return v, nil
 	}
 	funcs["fail"] = func(msg string) (string, error) { return "", errors.New(msg) }
-	funcs["lookup"] = func(...interface{}) map[string]interface{} { return map[string]interface{}{} }
+	cluster, err := clusterObjects()
+	if err != nil {
+		return err
+	}
+	// lookup apiVersion kind namespace name: the object of -cluster with those, else empty (as
+	// `helm template` without a cluster); listing (an empty name) is not supported
+	funcs["lookup"] = func(apiVersion, kind, ns, name string) map[string]interface{} {
+		for _, o := range cluster {
+			meta, _ := o["metadata"].(map[string]interface{})
+			if o["apiVersion"] == apiVersion && o["kind"] == kind && meta["name"] == name && (meta["namespace"] == ns || (meta["namespace"] == nil && ns == namespace)) {
+				return o
+			}
+		}
+		return map[string]interface{}{}
+	}
 	funcs["include"] = func(string, interface{}) (string, error) { return "", nil }
 	funcs["tpl"] = func(string, interface{}) (string, error) { return "", nil }
 	root.Funcs(funcs)
@@ -239,6 +293,7 @@ func render(chartDir, name, namespace string, files []string, notes bool) error 
 		return map[string]interface{}{
 			"Values": values,
 			"Chart":  chart,
+			"Files":  chartFiles{chartDir},
 			"Release": map[string]interface{}{
 				"Name": name, "Namespace": namespace, "Service": "Helm", "IsInstall": true, "IsUpgrade": false, "Revision": 1,
 			},
