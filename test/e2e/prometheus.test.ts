@@ -8,8 +8,8 @@
  *  - the values PromQL gives for a series equal the rows /rest/sql shows for that series' table.
  * Uses startIngestServer, so test/integration re-runs it on PostgreSQL unchanged.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import type { ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
+import { PeerProcesses } from '../lib/peer-processes.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,25 +28,15 @@ const need = needDebianPackages('real Prometheus end-to-end', [
   { pkg: 'prometheus-node-exporter', present: program('prometheus-node-exporter') },
 ])
 const dir = mkdtempSync(join(tmpdir(), 'prom-e2e-'))
-const procs: { name: string; child: ChildProcess; log: string[] }[] = []
+const peers = new PeerProcesses()
 let adapter: RunningAdapter
 let writerUrl = ''
 let readerUrl = ''
 let nodeTarget = ''
 let promTarget = ''
 
-function launch(name: string, cmd: string, args: string[]): void {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const log: string[] = []
-  const keep = (d: Buffer): void => {
-    log.push(d.toString())
-    if (log.length > 200) {
-      log.shift()
-    }
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  procs.push({ name, child, log })
+const launch = (name: string, cmd: string, args: string[]): void => {
+  peers.launch(name, cmd, args)
 }
 
 async function waitHttp(url: string, what: string): Promise<void> {
@@ -60,7 +50,7 @@ async function waitHttp(url: string, what: string): Promise<void> {
       // not up yet
     }
     if (Date.now() > until) {
-      throw new Error(`${what} did not answer ${url}:\n${procs.map((p) => `${p.name}: ${p.log.join('').slice(-2000)}`).join('\n')}`)
+      throw new Error(`${what} did not answer ${url}:\n${peers.logs(2000)}`)
     }
     await new Promise((r) => setTimeout(r, 200))
   }
@@ -120,13 +110,7 @@ remote_read:
 }, 60_000)
 
 afterAll(async () => {
-  for (const p of procs) {
-    if (p.child.exitCode === null) {
-      const exited = new Promise((r) => p.child.once('exit', r))
-      p.child.kill('SIGTERM')
-      await exited
-    }
-  }
+  await peers.stop()
   await adapter?.stop()
   rmSync(dir, { recursive: true, force: true })
 }, 30_000)

@@ -5,7 +5,8 @@
  * auth, send_resolved). The alert fires -> the event appears in the list -> the value drops ->
  * the event is resolved by Alertmanager.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
+import { PeerProcesses } from '../lib/peer-processes.js'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -22,28 +23,18 @@ const need = needDebianPackages('real Alertmanager webhook end-to-end', [
 ])
 
 const dir = mkdtempSync(join(tmpdir(), 'alertmanager-e2e-'))
-const procs: { name: string; child: ChildProcess; log: string[] }[] = []
+const peers = new PeerProcesses()
 let adapter: Awaited<ReturnType<typeof startManaged>>
 let exporter: Server
 let exporterTarget = ''
 /** what the exporter reports: the rule fires while it is above 0 */
 let flag = 1
 
-function launch(name: string, cmd: string, args: string[]): void {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const log: string[] = []
-  const keep = (d: Buffer): void => {
-    log.push(d.toString())
-    if (log.length > 200) {
-      log.shift()
-    }
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  procs.push({ name, child, log })
+const launch = (name: string, cmd: string, args: string[]): void => {
+  peers.launch(name, cmd, args)
 }
 
-const logs = (): string => procs.map((p) => `--- ${p.name}:\n${p.log.join('').slice(-3000)}`).join('\n')
+const logs = (): string => peers.logs()
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms
@@ -125,10 +116,7 @@ scrape_configs:
 }, 60_000)
 
 afterAll(async () => {
-  for (const p of procs) {
-    p.child.kill('SIGTERM')
-  }
-  await Promise.all(procs.map((p) => (p.child.exitCode === null ? new Promise((r) => p.child.once('exit', r)) : undefined)))
+  await peers.stop()
   await new Promise((r) => (exporter ? exporter.close(r) : r(undefined)))
   await adapter?.stop()
 })
