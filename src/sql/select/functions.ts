@@ -1,24 +1,6 @@
 import { SCALAR_SPECS } from './scalar-specs.js'
-import { fixed, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
-
-/**
- * timeseries: row-aligned functions over the previous row of the same slice (DIFF, DERIVATIVE);
- * rows: several rows per partition, window functions too (rows-funcs.ts)
- */
-type FuncKind = 'aggregate' | 'selection' | 'scalar' | 'system' | 'timeseries' | 'rows'
-
-export interface FuncSpec {
-  name: string
-  kind: FuncKind
-  minArgs: number
-  maxArgs: number
-  /** result type from the argument types */
-  result(args: TypeInfo[]): TypeInfo
-}
-
-const same = (args: TypeInfo[]): TypeInfo => args[0] ?? fixed('NULL')
-const double = (): TypeInfo => fixed('DOUBLE')
-const bigint = (): TypeInfo => fixed('BIGINT')
+import { bigint, concatType, double, same, type FuncSpec } from './func-spec.js'
+import { fixed, isSignedInt, isUnsignedInt, type TypeInfo } from './type-info.js'
 
 /** SUM: BIGINT for signed integers, BIGINT UNSIGNED for unsigned, DOUBLE for floats (section 6.1). */
 function sumType(args: TypeInfo[]): TypeInfo {
@@ -32,10 +14,6 @@ function sumType(args: TypeInfo[]): TypeInfo {
   return fixed('DOUBLE')
 }
 
-function concatType(args: TypeInfo[]): TypeInfo {
-  const nchar = args.some((a) => a.type === 'NCHAR')
-  return { type: nchar ? 'NCHAR' : 'VARCHAR', length: args.reduce((n, a) => n + (isString(a.type) ? a.length : 20), 0) }
-}
 
 const SPECS: FuncSpec[] = [
   // aggregates (section 6.1)

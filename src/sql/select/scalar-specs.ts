@@ -1,27 +1,14 @@
-import { fixed, isString, type TypeInfo } from './type-info.js'
+import { bigint, concatType, double, same, type FuncSpec } from './func-spec.js'
+import { fixed, type TypeInfo } from './type-info.js'
 
 /**
  * The scalar functions of TDengine 3's list beyond the common subset in functions.ts (maths,
  * strings, time, conversion). Their SQL is written by scalar-call.ts; types follow the function
  * reference (docs/en/14-reference/03-taos-sql/10-function.md).
  */
-interface ScalarSpec {
-  name: string
-  kind: 'scalar'
-  minArgs: number
-  maxArgs: number
-  result(args: TypeInfo[]): TypeInfo
-}
+type ScalarSpec = FuncSpec & { kind: 'scalar' }
 
-const same = (args: TypeInfo[]): TypeInfo => args[0] ?? fixed('NULL')
-const double = (): TypeInfo => fixed('DOUBLE')
-const bigint = (): TypeInfo => fixed('BIGINT')
 const timestamp = (): TypeInfo => fixed('TIMESTAMP')
-
-function joinedType(args: TypeInfo[]): TypeInfo {
-  const nchar = args.some((a) => a.type === 'NCHAR')
-  return { type: nchar ? 'NCHAR' : 'VARCHAR', length: args.reduce((n, a) => n + (isString(a.type) ? a.length : 20), 0) }
-}
 
 function spec(name: string, minArgs: number, maxArgs: number, result: (args: TypeInfo[]) => TypeInfo): ScalarSpec {
   return { name, kind: 'scalar', minArgs, maxArgs, result }
@@ -37,7 +24,7 @@ export const SCALAR_SPECS: ScalarSpec[] = [
   spec('truncate', 2, 2, same),
   // strings
   spec('concat_ws', 3, 9, (a) => {
-    const j = joinedType(a.slice(1))
+    const j = concatType(a.slice(1))
     return { type: j.type, length: j.length + (a.length - 2) * (a[0]?.length ?? 0) }
   }),
   spec('substr', 2, 3, same),
