@@ -123,8 +123,16 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       ...(duckdb ? { storageMemoryLimitBytes: shares.storageBytes } : {}),
       workMemoryBytes: shares.workBytes,
     }, 'memory budget')
+    let backgroundLogged = 0
     storage = await openStorage(config.storage.url, {
       ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : {}),
+      // at most one line a minute: a checkpoint that keeps failing is tried after every write
+      onBackgroundFailure: (what, err) => {
+        if (Date.now() - backgroundLogged >= 60_000) {
+          backgroundLogged = Date.now()
+          logger.warn({ err }, `storage: ${what}`)
+        }
+      },
       rootPassword: config.auth.rootPassword,
       rootPasswordGiven: opts.rootPasswordGiven === true,
       onRootPasswordApplied: () => logger.warn('root password set from --auth.rootPassword (it differed from the stored one; the flag is the source of truth)'),

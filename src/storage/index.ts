@@ -8,6 +8,8 @@ export interface EngineOptions {
   pool?: AppConfig['pool']
   /** DuckDB memory_limit, bytes (the storage share of the memory budget); PostgreSQL ignores it */
   memoryLimitBytes?: number
+  /** background work of the engine that failed (DuckDB's checkpoints), for the log; nothing when absent */
+  onBackgroundFailure?: (what: string, err: unknown) => void
 }
 
 /** The PostgreSQL backend module's entry point (src/storage/postgres/index.ts). */
@@ -58,11 +60,12 @@ export async function openEngine(url: string, opts: EngineOptions): Promise<Engi
   throw new Error(`storage.url: unsupported storage URL "${url}" (expected duckdb:<path>, duckdb::memory: or postgres://...)`)
 }
 
-function readConnections(opts: EngineOptions): { readConnections: number; memoryLimitBytes?: number } {
+function readConnections(opts: EngineOptions): { readConnections: number; memoryLimitBytes?: number; onBackgroundFailure?: (what: string, err: unknown) => void } {
   // DuckDB parallelises inside one query; a few connections are enough for concurrent requests
   const max = opts.pool?.maxConnect
   return {
     readConnections: max && max > 0 ? Math.min(max, 8) : 4,
     ...(opts.memoryLimitBytes !== undefined ? { memoryLimitBytes: opts.memoryLimitBytes } : {}),
+    ...(opts.onBackgroundFailure !== undefined ? { onBackgroundFailure: opts.onBackgroundFailure } : {}),
   }
 }

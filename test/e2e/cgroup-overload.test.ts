@@ -235,7 +235,12 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
     kernelPeakMiB: Math.round((peakBytes(c) ?? 0) / MiB), atRestPercent: Math.round(inUse(c).percent),
     writesBackAfterMs: writesAfter, gateNormalAfterMs: normalAfter,
   }
-  console.log(`cgroup overload: ${JSON.stringify(figures)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}`)
+  // the adapter's warnings and errors by message, for the closing note's figures
+  const warnings = new Map<string, number>()
+  for (const m of output.matchAll(/"level":"(?:warn|error)",.*?"msg":"([^"]{0,120})/g)) {
+    warnings.set(m[1], (warnings.get(m[1]) ?? 0) + 1)
+  }
+  console.log(`cgroup overload: ${JSON.stringify(figures)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}\n  adapter warnings: ${JSON.stringify([...warnings])}`)
   const tail = output.slice(-20000)
   expect(kills, tail).toBe(0)
   expect(child!.exitCode, tail).toBeNull()

@@ -162,4 +162,6 @@ export interface StorageOptions {
   pool?: AppConfig['pool']
   /** DuckDB memory_limit, bytes (src/monitor/memory-budget.ts) */
   memoryLimitBytes?: number
+  /** the engine's background work that failed (DuckDB checkpoints), for the log */
+  onBackgroundFailure?: (what: string, err: unknown) => void
 }

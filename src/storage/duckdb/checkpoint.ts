@@ -48,6 +48,8 @@ export class Checkpointer {
     private readonly checkpointWalBytes: number,
     /** the engine is closed: no more checkpoints */
     private readonly isClosed: () => boolean,
+    /** a checkpoint failed: the reason, for the log (failures are otherwise only counted) */
+    private readonly onFailure?: (what: string, err: unknown) => void,
   ) {}
 
   /** A table was created (or altered): enough of them make a checkpoint due. */
@@ -113,9 +115,10 @@ export class Checkpointer {
           this.checkpoints.done++
         }
       })
-      .catch(() => {
-        // the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
+      .catch((err: unknown) => {
+        // e.g. the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
         this.checkpoints.failed++
+        this.onFailure?.(`${sql} failed (WAL ${size} bytes; tried again after a later write)`, err)
       })
       .finally(() => {
         this.checkpointing = undefined

@@ -29,6 +29,8 @@ interface DuckDBEngineOptions {
   memoryLimitBytes?: number
   /** WAL size (bytes) from which the engine checkpoints a file database; default 16 MiB (tests: smaller) */
   checkpointWalBytes?: number
+  /** a checkpoint failed (it is tried again after a later write): for the log */
+  onBackgroundFailure?: (what: string, err: unknown) => void
 }
 
 /** DuckDB's memory_limit text ("89.0 MiB", "1.2 GiB") in bytes */
@@ -90,11 +92,12 @@ export class DuckDBEngine implements Engine {
     checkpointWalBytes: number,
     /** the memory_limit setting the engine runs with, or undefined for DuckDB's default */
     private readonly memoryLimit: string | undefined,
+    onBackgroundFailure: ((what: string, err: unknown) => void) | undefined,
   ) {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
-    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, checkpointWalBytes, () => this.closed)
+    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, checkpointWalBytes, () => this.closed, onBackgroundFailure)
   }
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
@@ -114,6 +117,7 @@ export class DuckDBEngine implements Engine {
       inMemory ? undefined : `${path}.wal`,
       opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
       memoryLimit,
+      opts.onBackgroundFailure,
     )
   }
 
