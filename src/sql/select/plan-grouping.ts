@@ -7,6 +7,10 @@ import type { QueryShape } from './query-shape.js'
 import { rowWindowBounds, rowWindowKeys } from './row-window.js'
 import type { SqlWriter } from './sql-writer.js'
 
+/** TDengine's text for TSDB_CODE_PAR_NOT_ALLOWED_FUNC */
+const NOT_ALLOWED_FUNC_DESC =
+  'Some functions are allowed only in the SELECT list of a query. And, cannot be mixed with other non scalar functions or columns.'
+
 /** The select list's compile context over `b`, with the grouping keys it reads. */
 export interface Grouping {
   ctx: CompileCtx
@@ -46,7 +50,8 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   const series = shape.items.some((i) => containsSeries(i.expr))
   if (series) {
     if (aggregated) {
-      throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'diff/derivative function is not supported in time window or aggregate query')
+      // TDengine's translateIndefiniteRowsFunc: beside an aggregate, in a window or a GROUP BY, 9807
+      throw new TdError(TD.PAR_NOT_ALLOWED_FUNC, NOT_ALLOWED_FUNC_DESC)
     }
     const tsSql = src?.ts === undefined ? undefined : scan.mainScope.get(src.ts)?.sql
     if (tsSql === undefined) {

@@ -1,3 +1,4 @@
+import { extremeType } from './scalar-extremes.js'
 import { fixed, isString, type TypeInfo } from './type-info.js'
 
 /**
@@ -35,6 +36,8 @@ export const SCALAR_SPECS: ScalarSpec[] = [
   spec('rand', 0, 1, double),
   spec('sign', 1, 1, same),
   spec('truncate', 2, 2, same),
+  spec('greatest', 2, 64, extremeType),
+  spec('least', 2, 64, extremeType),
   // strings
   spec('concat_ws', 3, 9, (a) => {
     const j = joinedType(a.slice(1))

@@ -1,0 +1,92 @@
+import { expect } from 'vitest'
+import type { Case } from './harness.js'
+import { err, exec, rowsOf } from './harness.js'
+
+/**
+ * Gaps closed after issue 35's five areas landed: 64-bit integers printed exactly on the numeric
+ * result path, backend errors in TDengine's codes and words, GREATEST / LEAST, and DIFF beside
+ * an aggregate (9807, as TDengine's translateIndefiniteRowsFunc answers).
+ *
+ *  fix.u (ms): ts 1700000000000 + i, u = 2^64 - 2 - i, b = 2^63 - 1 - i (i = 0..1199; more
+ *  than one 1024-row offload batch); fix.m: ts, i INT, d DOUBLE, s VARCHAR(10), two rows.
+ */
+const ROWS = 1200
+const U0 = 2n ** 64n - 2n
+const B0 = 2n ** 63n - 1n
+
+/** the raw text of one row array per value: JSON.parse would round these to doubles */
+function exactColumn(values: bigint[]): string {
+  return values.map((v) => `[${v.toString()}]`).join(',')
+}
+
+export function sqlfixCases(): Case[] {
+  const values = Array.from({ length: ROWS }, (_, i) => `(${1700000000000 + i}, ${U0 - BigInt(i)}, ${B0 - BigInt(i)})`)
+  const us = Array.from({ length: ROWS }, (_, i) => U0 - BigInt(i))
+  const bs = Array.from({ length: ROWS }, (_, i) => B0 - BigInt(i))
+  const minB = -(2n ** 63n)
+  return [
+    { name: 'sqlfix: create database', sql: 'create database fix', expect: exec(0) },
+    { name: 'sqlfix: create u', sql: 'create table fix.u (ts timestamp, u bigint unsigned, b bigint)', expect: exec(0) },
+    { name: 'sqlfix: insert u', sql: `insert into fix.u values ${values.join(' ')}`, expect: exec(ROWS) },
+    {
+      name: 'BIGINT UNSIGNED near 2^64 prints every digit (numeric-only result)',
+      sql: 'select u from fix.u',
+      check: (json, text) => {
+        expect(json.column_meta).toEqual([['u', 'BIGINT UNSIGNED', 8]])
+        expect(json.rows).toBe(ROWS)
+        expect(text).toContain(`"data":[${exactColumn(us)}]`)
+      },
+    },
+    {
+      name: 'BIGINT near 2^63 prints every digit (numeric-only result)',
+      sql: 'select b from fix.u',
+      check: (json, text) => {
+        expect(json.column_meta).toEqual([['b', 'BIGINT', 8]])
+        expect(text).toContain(`"data":[${exactColumn(bs)}]`)
+      },
+    },
+    {
+      name: 'BIGINT UNSIGNED and BIGINT beside a timestamp, and their extremes',
+      sql: 'select ts, u, b from fix.u limit 1',
+      check: (_json, text) => {
+        expect(text).toContain(`"data":[["2023-11-14T22:13:20.000Z",${U0},${B0}]]`)
+      },
+    },
+    { name: 'sqlfix: insert BIGINT minimum', sql: `insert into fix.u values (1699999999999, 18446744073709551615, ${minB})`, expect: exec(1) },
+    {
+      name: 'max of BIGINT UNSIGNED and min of BIGINT are exact',
+      sql: 'select max(u), min(b) from fix.u',
+      check: (_json, text) => {
+        expect(text).toContain(`"data":[[18446744073709551615,${minB}]]`)
+      },
+    },
+    { name: 'sqlfix: create m', sql: 'create table fix.m (ts timestamp, i int, d double, s varchar(10))', expect: exec(0) },
+    { name: 'sqlfix: insert m', sql: "insert into fix.m values (1700000000000, 3, 2.5, 'b') (1700000000001, null, 7.5, 'a')", expect: exec(2) },
+    {
+      name: 'MATCH with a malformed regular expression answers 9857',
+      sql: "select * from fix.m where s match '('",
+      expect: err(9857, 'Syntax error in regular expression'),
+    },
+    {
+      name: 'DIFF beside an aggregate answers 9807',
+      sql: 'select diff(i), count(*) from fix.m',
+      expect: err(9807, 'Some functions are allowed only in the SELECT list of a query. And, cannot be mixed with other non scalar functions or columns.'),
+    },
+    {
+      name: 'GREATEST / LEAST over integer constants: the widest type (BIGINT constants)',
+      sql: 'select greatest(1, 2, 3), least(1, 2, 3) from fix.m limit 1',
+      expect: rowsOf([['greatest(1, 2, 3)', 'BIGINT', 8], ['least(1, 2, 3)', 'BIGINT', 8]], [[3, 1]]),
+    },
+    {
+      name: 'GREATEST / LEAST: a DOUBLE makes the result DOUBLE, a NULL argument makes it NULL',
+      sql: 'select greatest(i, d), least(i, d) from fix.m',
+      expect: rowsOf([['greatest(i, d)', 'DOUBLE', 8], ['least(i, d)', 'DOUBLE', 8]], [[3, 2.5], [null, null]]),
+    },
+    {
+      name: 'GREATEST over strings compares as strings',
+      sql: "select greatest(s, 'aa'), least(s, 'aa') from fix.m",
+      expect: rowsOf([["greatest(s, 'aa')", 'VARCHAR', 10], ["least(s, 'aa')", 'VARCHAR', 10]], [['b', 'aa'], ['aa', 'a']]),
+    },
+    { name: 'sqlfix: drop database', sql: 'drop database fix', expect: exec(0) },
+  ]
+}
