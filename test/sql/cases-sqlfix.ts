@@ -87,6 +87,26 @@ export function sqlfixCases(): Case[] {
       sql: "select greatest(s, 'aa'), least(s, 'aa') from fix.m",
       expect: rowsOf([["greatest(s, 'aa')", 'VARCHAR', 10], ["least(s, 'aa')", 'VARCHAR', 10]], [['b', 'aa'], ['aa', 'a']]),
     },
+    // C's IEEE results (sql-dialect.md: +-inf and NaN are null in the JSON); -0 keeps its sign
+    {
+      name: 'DOUBLE + - * past DBL_MAX give inf (null), an underflowing product 0, on every backend',
+      sql: 'select 1e308 + 1e308, -1e308 - 1e308, 1e300 * 1e300, -1e300 * 1e300, 1e-300 * 1e-300, -1e-300 * 1e-300, 1e308 * 0.5, 5e-324 * 0.75',
+      check: (json, text) => {
+        expect(json.code).toBe(0)
+        expect(text).toContain('"data":[[null,null,null,null,0,-0,5e+307,5e-324]]')
+      },
+    },
+    { name: 'sqlfix: create f', sql: 'create table fix.f (ts timestamp, a double, b double)', expect: exec(0) },
+    { name: 'sqlfix: insert f', sql: 'insert into fix.f values (1700000000000, 1e308, 10) (1700000000001, 1.5, 2) (1700000000002, 3, null)', expect: exec(3) },
+    {
+      name: 'DOUBLE overflow over columns: inf (null) row by row and through an aggregate, ordinary values unchanged',
+      sql: 'select a * b, a + a, a - b, (a * b) * (a * b) + 1 from fix.f',
+      expect: rowsOf(
+        [['a * b', 'DOUBLE', 8], ['a + a', 'DOUBLE', 8], ['a - b', 'DOUBLE', 8], ['(a * b) * (a * b) + 1', 'DOUBLE', 8]],
+        [[null, null, 1e308, null], [3, 3, -0.5, 10], [null, 6, null, null]],
+      ),
+    },
+    { name: 'sum over an infinite product is inf (null)', sql: 'select sum(a * b) from fix.f', expect: rowsOf([['sum(a * b)', 'DOUBLE', 8]], [[null]]) },
     { name: 'sqlfix: drop database', sql: 'drop database fix', expect: exec(0) },
   ]
 }
