@@ -1,11 +1,13 @@
+import { crc32 } from 'node:zlib'
 import { expect } from 'vitest'
 import type { Case } from './harness.js'
 import { err, exec, rowsOf } from './harness.js'
 
 /**
  * Gaps closed after issue 35's five areas landed: 64-bit integers printed exactly on the numeric
- * result path, backend errors in TDengine's codes and words, GREATEST / LEAST, and DIFF beside
- * an aggregate (9807, as TDengine's translateIndefiniteRowsFunc answers).
+ * result path, backend errors in TDengine's codes and words, DOUBLE overflow as C gives it,
+ * GREATEST / LEAST, CRC32, TO_JSON, and DIFF beside an aggregate (9807, as TDengine's
+ * translateIndefiniteRowsFunc answers).
  *
  *  fix.u (ms): ts 1700000000000 + i, u = 2^64 - 2 - i, b = 2^63 - 1 - i (i = 0..1199; more
  *  than one 1024-row offload batch); fix.m: ts, i INT, d DOUBLE, s VARCHAR(10), two rows.
@@ -107,6 +109,35 @@ export function sqlfixCases(): Case[] {
       ),
     },
     { name: 'sum over an infinite product is inf (null)', sql: 'select sum(a * b) from fix.f', expect: rowsOf([['sum(a * b)', 'DOUBLE', 8]], [[null]]) },
+    {
+      name: 'CRC32 of strings (UTF-8 bytes), NULL for NULL, INT UNSIGNED; zlib as the oracle',
+      sql: "select crc32(s), crc32('The quick brown fox jumps over the lazy dog'), crc32('你好'), crc32('') from fix.m",
+      expect: rowsOf(
+        [
+          ['crc32(s)', 'INT UNSIGNED', 4],
+          ["crc32('The quick brown fox jumps over the lazy dog')", 'INT UNSIGNED', 4],
+          ["crc32('你好')", 'INT UNSIGNED', 4],
+          ["crc32('')", 'INT UNSIGNED', 4],
+        ],
+        ['b', 'a'].map((v) => [crc32(v), crc32('The quick brown fox jumps over the lazy dog'), crc32(Buffer.from('你好', 'utf8')), 0]),
+      ),
+    },
+    { name: 'CRC32 of a number is refused (10242)', sql: 'select crc32(i) from fix.m', expect: err(10242, 'Invalid function para type') },
+    {
+      name: 'TO_JSON of a string constant is a JSON value; an empty string or null is NULL',
+      sql: `select to_json('{"k1": "v", "k2": 1.5, "k3": true, "k4": null}'), to_json(''), to_json('null')`,
+      expect: rowsOf(
+        [
+          [`to_json('{"k1": "v", "k2": 1.5, "k3": true, "k4": null}')`, 'JSON', 4095],
+          ["to_json('')", 'JSON', 4095],
+          ["to_json('null')", 'JSON', 4095],
+        ],
+        [[{ k1: 'v', k2: 1.5, k3: true, k4: null }, null, null]],
+      ),
+    },
+    { name: 'TO_JSON of a non-object answers 545', sql: "select to_json('[1, 2]')", expect: err(545, 'Invalid JSON format') },
+    { name: 'TO_JSON with a nested object answers 546', sql: `select to_json('{"a": {"b": 1}}')`, expect: err(546, 'Invalid JSON data type') },
+    { name: 'TO_JSON of a column is refused (10242)', sql: 'select to_json(s) from fix.m', expect: err(10242, 'Invalid function para type') },
     { name: 'sqlfix: drop database', sql: 'drop database fix', expect: exec(0) },
   ]
 }

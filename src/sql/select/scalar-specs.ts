@@ -1,4 +1,4 @@
-import { extremeType } from './scalar-extremes.js'
+import { extremeType } from './scalar-extra.js'
 import { fixed, isString, type TypeInfo } from './type-info.js'
 
 /**
@@ -38,6 +38,8 @@ export const SCALAR_SPECS: ScalarSpec[] = [
   spec('truncate', 2, 2, same),
   spec('greatest', 2, 64, extremeType),
   spec('least', 2, 64, extremeType),
+  spec('crc32', 1, 1, () => fixed('INT UNSIGNED')),
+  spec('to_json', 1, 1, () => ({ type: 'JSON', length: 4095 })),
   // strings
   spec('concat_ws', 3, 9, (a) => {
     const j = joinedType(a.slice(1))

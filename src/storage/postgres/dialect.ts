@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Dialect } from '../dialect.js'
 import type { ColumnDef } from '../td-types.js'
+import { postgresCrc32Setup } from '../crc32.js'
 import { floatArith, floatArithSetup } from './float-arith.js'
 import { postgresScalar } from './scalar.js'
 
@@ -94,7 +95,8 @@ export const postgresDialect: PostgresDialect = {
   scalar: postgresScalar,
   catalogSchema: 'db_adapter_catalog',
   setupSql(): string[] {
-    return floatArithSetup(quoteIdent('db_adapter_catalog'))
+    const schema = quoteIdent('db_adapter_catalog')
+    return [...floatArithSetup(schema), postgresCrc32Setup(schema)]
   },
   floatArith(op, a, b): string {
     return floatArith(quoteIdent('db_adapter_catalog'), op, a, b)
