@@ -75,6 +75,16 @@ export function sqlfixCases(): Case[] {
       expect: err(9807, 'Some functions are allowed only in the SELECT list of a query. And, cannot be mixed with other non scalar functions or columns.'),
     },
     {
+      name: 'DIFF in a window answers 9807 with the function named',
+      sql: 'select diff(i) from fix.m interval(1s)',
+      expect: err(9807, 'diff function is not supported in window query or group query'),
+    },
+    {
+      name: 'DERIVATIVE with GROUP BY answers 9807 with the function named',
+      sql: 'select derivative(i, 1s, 0) from fix.m group by i',
+      expect: err(9807, 'derivative function is not supported in window query or group query'),
+    },
+    {
       name: 'GREATEST / LEAST over integer constants: the widest type (BIGINT constants)',
       sql: 'select greatest(1, 2, 3), least(1, 2, 3) from fix.m limit 1',
       expect: rowsOf([['greatest(1, 2, 3)', 'BIGINT', 8], ['least(1, 2, 3)', 'BIGINT', 8]], [[3, 1]]),
