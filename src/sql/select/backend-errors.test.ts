@@ -24,6 +24,13 @@ describe('backendError', () => {
     expect(mapped.cause).toBe(err)
   })
 
+  it('storage trouble keeps its cause (503 upstream when the pool is gone) but not its text', () => {
+    const io = new Error('IO Error: Could not write file "/data/x.db": No space left on device')
+    const mapped = backendError(io)
+    expect({ code: mapped.code, desc: mapped.desc }).toEqual({ code: 65535, desc: 'Query failed: storage error, retry later' })
+    expect(mapped.cause).toBe(io)
+  })
+
   it('passes a TdError through', () => {
     const e = new TdError(9730, 'Invalid column name: x')
     expect(backendError(e)).toBe(e)

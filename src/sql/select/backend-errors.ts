@@ -69,18 +69,17 @@ export function backendError(err: unknown): TdError {
   if (err instanceof TdError) {
     return err
   }
-  const message = err instanceof Error ? err.message : String(err)
-  if (!isStorageTrouble(err)) {
-    const sqlState = (err as { code?: unknown } | null)?.code
-    for (const m of BACKEND_ERRORS) {
-      if ((typeof sqlState === 'string' && m.postgres.has(sqlState)) || m.duckdb.test(message)) {
-        return new TdError(m.code, m.desc, { cause: err })
-      }
-    }
-  }
   if (isStorageTrouble(err)) {
-    // the database is down or the pool exhausted: passes on as it is (503 upstream)
-    return new TdError(TD.GENERIC, `Query failed: ${message}`, { cause: err })
+    // the database is down, out of memory or in a conflict: the adapter's generic failure, with
+    // the cause kept (a StorageUnavailableError behind it answers 503 upstream, error-table.ts)
+    return new TdError(TD.GENERIC, 'Query failed: storage error, retry later', { cause: err })
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  const sqlState = (err as { code?: unknown } | null)?.code
+  for (const m of BACKEND_ERRORS) {
+    if ((typeof sqlState === 'string' && m.postgres.has(sqlState)) || m.duckdb.test(message)) {
+      return new TdError(m.code, m.desc, { cause: err })
+    }
   }
   // anything else: TDengine's words for an internal failure; the backend's text stays in the
   // cause, which rest/sql-handler.ts logs at warn with the request id
