@@ -24,9 +24,15 @@ export const TD = {
   TSC_SQL_SYNTAX_ERROR: 534,
   TSC_EXCEED_SQL_LIMIT: 537,
   TSC_LINE_SYNTAX_ERROR: 539,
+  /** 0x0221 "Invalid JSON format" (TO_JSON of a string that is not a JSON object) */
+  TSC_INVALID_JSON: 545,
+  /** 0x0222 "Invalid JSON data type" (a nested object or array in a JSON tag value) */
+  TSC_INVALID_JSON_TYPE: 546,
   TSC_VALUE_OUT_OF_RANGE: 548,
   /** 0x022D "Query killed": the query timeout (rest.queryTimeout) or a client that went away */
   TSC_QUERY_KILLED: 557,
+  /** 0x02FF "Internal error": a backend failure the adapter has no better code for (backend-errors.ts) */
+  TSC_INTERNAL_ERROR: 767,
   MND_NO_RIGHTS: 771,
   MND_INVALID_QUERY_ID: 780,
   MND_NO_ENOUGH_DNODES: 820,
@@ -102,6 +108,8 @@ export const TD = {
   PAR_NOT_SUPPORT_JOIN: 9828,
   PAR_INVALID_TAGS_PC: 9829,
   PAR_INVALID_OPTR_USAGE: 9831,
+  /** 0x2681 "Syntax error in regular expression" (MATCH / NMATCH) */
+  PAR_REGULAR_EXPRESSION_ERROR: 9857,
   PAR_INTERNAL_ERROR: 9983,
   PLAN_EXPECTED_TS_EQUAL: 9985,
   PLAN_NOT_SUPPORT_CROSS_JOIN: 9986,

@@ -23,7 +23,11 @@ export function redactSql(sql: string): string {
 
 /** Database errors are the client's business (debug); anything else is our bug (error). */
 function logFailure(deps: RestDeps, err: unknown, reqId: bigint, msg: string): void {
-  if (err instanceof TdError) {
+  if (err instanceof TdError && err.cause instanceof Error && !(err.cause instanceof TdError)) {
+    // a backend failure mapped to TDengine's words (sql/select/backend-errors.ts): the client
+    // never sees the backend's text, the operator does
+    deps.logger.warn({ code: err.code, desc: err.desc, reqId: reqId.toString(), backend: err.cause.message }, msg)
+  } else if (err instanceof TdError) {
     deps.logger.debug({ code: err.code, desc: err.desc, reqId: reqId.toString() }, msg)
   } else {
     deps.logger.error({ err, reqId: reqId.toString() }, msg)

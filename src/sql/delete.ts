@@ -1,4 +1,5 @@
 import type { Expr, SelectStmt } from './select/ast.js'
+import { backendError } from './select/backend-errors.js'
 import { children } from './select/expr-walk.js'
 import { planSelect } from './select/plan-select.js'
 import { systemTable } from './system-tables.js'
@@ -90,9 +91,7 @@ export async function executeDelete(table: TableRef, where: Expr | undefined, ct
   try {
     return await env.engine.exec(sql, ctx.signal === undefined ? {} : { signal: ctx.signal })
   } catch (err) {
-    if (err instanceof TdError) {
-      throw err
-    }
-    throw new TdError(TD.GENERIC, `Delete failed: ${(err as Error).message}`, { cause: err })
+    // a backend failure in TDengine's words, never the backend's text
+    throw backendError(err)
   }
 }

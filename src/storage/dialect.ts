@@ -65,4 +65,8 @@ export interface Dialect {
   tagTableKey(): string
   /** what the scalar functions spell per backend */
   readonly scalar: ScalarDialect
+  /** statements the catalog runs at startup (after creating its schema), e.g. helper functions */
+  setupSql?(): string[]
+  /** DOUBLE `a op b` with C's IEEE result (inf, 0) where the backend's operator would fail */
+  floatArith?(op: '+' | '-' | '*', a: string, b: string): string
 }

@@ -11,4 +11,6 @@ export interface ScalarDialect {
   regexGroup(value: string, pattern: string, group: number): string
   /** `value` with the first match of `pattern` replaced by `replacement` */
   regexReplace(value: string, pattern: string, replacement: string): string
+  /** CRC-32 of the string's UTF-8 bytes as an integer (storage/crc32.ts), NULL for NULL */
+  crc32(value: string): string
 }

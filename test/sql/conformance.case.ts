@@ -21,6 +21,7 @@ import { stmtsCases } from './cases-stmts.js'
 import { setsCases } from './cases-sets.js'
 import { scalarCases } from './cases-scalar.js'
 import { funcsAggCases } from './cases-funcs-agg.js'
+import { sqlfixCases } from './cases-sqlfix.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -56,6 +57,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['statements (DELETE, INSERT ... SELECT, RENAME, COMMENT, ALTER DATABASE, performance_schema)', stmtsCases()],
         ['sets: JSON tags, UNION, JOIN, SELECT TAGS', setsCases()],
         ['scalar functions', scalarCases()],
+        ['gaps after issue 35: exact 64-bit integers, backend errors, GREATEST/LEAST, DIFF beside an aggregate', sqlfixCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {

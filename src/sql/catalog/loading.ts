@@ -125,6 +125,9 @@ export abstract class LoadingCatalog extends CatalogState {
       typeof lock === 'function' ? lock.call(this.engine, CATALOG_LOCK, fn) as Promise<T> : this.engine.transaction(fn)
     await inTx(async (tx) => {
       await tx.exec(`CREATE SCHEMA IF NOT EXISTS ${cs}`)
+      for (const sql of this.d.setupSql?.() ?? []) {
+        await tx.exec(sql)
+      }
       await tx.exec(
         `CREATE TABLE IF NOT EXISTS ${this.cat('databases')} (name VARCHAR PRIMARY KEY, prec VARCHAR NOT NULL, vgroups INTEGER NOT NULL, first_vgid INTEGER NOT NULL, options VARCHAR NOT NULL, created_at BIGINT NOT NULL)`,
       )

@@ -18,6 +18,14 @@ interface Mapping {
 
 const BACKEND_ERRORS: Mapping[] = [
   {
+    code: TD.PAR_REGULAR_EXPRESSION_ERROR,
+    desc: 'Syntax error in regular expression',
+    // RE2's compile errors (DuckDB's regexp_matches behind MATCH / NMATCH)
+    duckdb: /^Invalid Input Error: (missing [)\]]|unexpected \)|bad (repetition|character class|UTF-8)|invalid (escape|character class|named capture|nested repetition|perl operator|repetition size|UTF-8)|trailing \\|no argument for repetition|pattern too large)/i,
+    // invalid_regular_expression
+    postgres: new Set(['2201B']),
+  },
+  {
     code: TD.SCALAR_CONVERT_ERROR,
     desc: 'Cannot convert to specific type',
     duckdb: /^(Conversion Error|Invalid Input Error): (?!.*(division by zero|out of range|overflow))/i,
@@ -37,8 +45,8 @@ const BACKEND_ERRORS: Mapping[] = [
     desc: 'Invalid function para value',
     duckdb: /division by zero|^Out of Range Error:/i,
     // division_by_zero, invalid_argument_for_logarithm / power_function, invalid_parameter_value,
-    // array_subscript_error, invalid_regular_expression, null_value_not_allowed
-    postgres: new Set(['22012', '2201E', '2201F', '22023', '2202E', '2201B', '22004', '22000']),
+    // array_subscript_error, null_value_not_allowed
+    postgres: new Set(['22012', '2201E', '2201F', '22023', '2202E', '22004', '22000']),
   },
   {
     code: TD.PAR_VALUE_TOO_LONG,
@@ -61,16 +69,19 @@ export function backendError(err: unknown): TdError {
   if (err instanceof TdError) {
     return err
   }
+  if (isStorageTrouble(err)) {
+    // the database is down, out of memory or in a conflict: the adapter's generic failure, with
+    // the cause kept (a StorageUnavailableError behind it answers 503 upstream, error-table.ts)
+    return new TdError(TD.GENERIC, 'Query failed: storage error, retry later', { cause: err })
+  }
   const message = err instanceof Error ? err.message : String(err)
-  if (!isStorageTrouble(err)) {
-    const sqlState = (err as { code?: unknown } | null)?.code
-    for (const m of BACKEND_ERRORS) {
-      if ((typeof sqlState === 'string' && m.postgres.has(sqlState)) || m.duckdb.test(message)) {
-        return new TdError(m.code, m.desc, { cause: err })
-      }
+  const sqlState = (err as { code?: unknown } | null)?.code
+  for (const m of BACKEND_ERRORS) {
+    if ((typeof sqlState === 'string' && m.postgres.has(sqlState)) || m.duckdb.test(message)) {
+      return new TdError(m.code, m.desc, { cause: err })
     }
   }
-  // anything else is trouble or the adapter's own fault: TDengine's generic failure code, with
-  // the text an operator needs
-  return new TdError(TD.GENERIC, `Query failed: ${message}`, { cause: err })
+  // anything else: TDengine's words for an internal failure; the backend's text stays in the
+  // cause, which rest/sql-handler.ts logs at warn with the request id
+  return new TdError(TD.TSC_INTERNAL_ERROR, 'Internal error', { cause: err })
 }

@@ -536,7 +536,12 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
     const sql = e.op === '/' ? `(${a} / ${divisor})` : `(${a} - ${b} * trunc(${a} / ${divisor}))`
     return { sql, type: DOUBLE }
   }
-  return { sql: `(${a} ${e.op} ${b})`, type: DOUBLE }
+  const op = e.op
+  if ((op === '+' || op === '-' || op === '*') && p.dialect.floatArith !== undefined) {
+    // inf / 0 as C gives them where the backend's operator would fail the query
+    return { sql: p.dialect.floatArith(op, a, b), type: DOUBLE }
+  }
+  return { sql: `(${a} ${op} ${b})`, type: DOUBLE }
 }
 
 const FLIPPED: Record<string, string> = { '=': '=', '!=': '!=', '<': '>', '<=': '>=', '>': '<', '>=': '<=' }

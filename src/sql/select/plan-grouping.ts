@@ -1,11 +1,26 @@
 import { TD, TdError } from '../../td-error.js'
 import type { CompileCtx } from './compile-context.js'
 import { compile } from './compile-expr.js'
-import { containsSeries, exprKey, findCompanion } from './expr-walk.js'
+import type { Expr } from './ast.js'
+import { children, containsAgg, containsSeries, exprKey, findCompanion } from './expr-walk.js'
+import { FUNCTIONS } from './functions.js'
 import type { Scan } from './plan-scan.js'
 import type { QueryShape } from './query-shape.js'
 import { rowWindowBounds, rowWindowKeys } from './row-window.js'
 import type { SqlWriter } from './sql-writer.js'
+
+/** the name of the first DIFF-like (time-series or multi-row) call in `e` */
+function seriesName(e: Expr): string | undefined {
+  const kind = e.kind === 'call' ? FUNCTIONS.get(e.name)?.kind : undefined
+  if (e.kind === 'call' && (kind === 'timeseries' || kind === 'rows')) {
+    return e.name
+  }
+  return children(e).map(seriesName).find((n) => n !== undefined)
+}
+
+/** TDengine's text for TSDB_CODE_PAR_NOT_ALLOWED_FUNC */
+const NOT_ALLOWED_FUNC_DESC =
+  'Some functions are allowed only in the SELECT list of a query. And, cannot be mixed with other non scalar functions or columns.'
 
 /** The select list's compile context over `b`, with the grouping keys it reads. */
 export interface Grouping {
@@ -46,7 +61,16 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
   const series = shape.items.some((i) => containsSeries(i.expr))
   if (series) {
     if (aggregated) {
-      throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'diff/derivative function is not supported in time window or aggregate query')
+      // TDengine's translateIndefiniteRowsFunc: 9807 beside an aggregate, and in a window or a
+      // GROUP BY with the function's name
+      const name = shape.items.map((i) => seriesName(i.expr)).find((n) => n !== undefined)
+      const windowed = window !== undefined || stmt.rowWindow !== undefined || stmt.groupBy.length > 0
+      throw new TdError(
+        TD.PAR_NOT_ALLOWED_FUNC,
+        windowed && !shape.items.some((i) => containsAgg(i.expr)) && name !== undefined
+          ? `${name} function is not supported in window query or group query`
+          : NOT_ALLOWED_FUNC_DESC,
+      )
     }
     const tsSql = src?.ts === undefined ? undefined : scan.mainScope.get(src.ts)?.sql
     if (tsSql === undefined) {

@@ -7,6 +7,7 @@ import { FUNCTIONS } from './functions.js'
 import type { Compiled } from './compile-context.js'
 import { constInt, numericArg, paraType, paraValue, sqlOf, stringArg, type ScalarCall } from './scalar-args.js'
 import { castSql } from './scalar-cast.js'
+import { EXTRA_SCALARS } from './scalar-extra.js'
 import { timeCall } from './scalar-time.js'
 import { fixed, isNumeric, isSignedInt, isString, isUnsignedInt, type TypeInfo } from './type-info.js'
 
@@ -17,7 +18,7 @@ const BIGINT = fixed('BIGINT')
 
 /** the SQL of a scalar call this module owns, or undefined (functions.ts's common subset) */
 export function scalarCall(c: ScalarCall): Compiled | undefined {
-  const own = MATHS[c.name] ?? STRINGS[c.name]
+  const own = MATHS[c.name] ?? STRINGS[c.name] ?? EXTRA_SCALARS[c.name]
   if (own !== undefined) {
     return own(c)
   }

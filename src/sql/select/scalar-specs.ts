@@ -1,4 +1,5 @@
 import { bigint, concatType, double, same, type FuncSpec } from './func-spec.js'
+import { extremeType } from './scalar-extra.js'
 import { fixed, type TypeInfo } from './type-info.js'
 
 /**
@@ -22,6 +23,10 @@ export const SCALAR_SPECS: ScalarSpec[] = [
   spec('rand', 0, 1, double),
   spec('sign', 1, 1, same),
   spec('truncate', 2, 2, same),
+  spec('greatest', 2, 64, extremeType),
+  spec('least', 2, 64, extremeType),
+  spec('crc32', 1, 1, () => fixed('INT UNSIGNED')),
+  spec('to_json', 1, 1, () => ({ type: 'JSON', length: 4095 })),
   // strings
   spec('concat_ws', 3, 9, (a) => {
     const j = concatType(a.slice(1))

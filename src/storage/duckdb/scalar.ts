@@ -1,3 +1,4 @@
+import { duckdbCrc32 } from '../crc32.js'
 import type { ScalarDialect } from '../scalar-dialect.js'
 
 /** DuckDB spellings of the scalar functions' backend-specific parts. */
@@ -13,4 +14,5 @@ export const duckdbScalar: ScalarDialect = {
   regexReplace(value: string, pattern: string, replacement: string): string {
     return `regexp_replace(${value}, ${pattern}, ${replacement})`
   },
+  crc32: duckdbCrc32,
 }

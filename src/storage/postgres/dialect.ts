@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto'
 import type { Dialect } from '../dialect.js'
 import type { ColumnDef } from '../td-types.js'
+import { postgresCrc32Setup } from '../crc32.js'
+import { floatArith, floatArithSetup } from './float-arith.js'
 import { postgresScalar } from './scalar.js'
 
 /** PostgreSQL folds nothing inside quotes but truncates identifiers to 63 bytes (NAMEDATALEN - 1). */
@@ -92,6 +94,13 @@ export const postgresDialect: PostgresDialect = {
   name: 'postgres',
   scalar: postgresScalar,
   catalogSchema: 'db_adapter_catalog',
+  setupSql(): string[] {
+    const schema = quoteIdent('db_adapter_catalog')
+    return [...floatArithSetup(schema), postgresCrc32Setup(schema)]
+  },
+  floatArith(op, a, b): string {
+    return floatArith(quoteIdent('db_adapter_catalog'), op, a, b)
+  },
   quoteIdent,
   quoteString,
   schemaName(db: string): string {

@@ -1,3 +1,4 @@
+import { postgresCrc32 } from '../crc32.js'
 import type { ScalarDialect } from '../scalar-dialect.js'
 
 /** PostgreSQL spellings of the scalar functions' backend-specific parts. */
@@ -11,5 +12,8 @@ export const postgresScalar: ScalarDialect = {
   },
   regexReplace(value: string, pattern: string, replacement: string): string {
     return `regexp_replace(${value}, ${pattern}, ${replacement})`
+  },
+  crc32(value: string): string {
+    return postgresCrc32('"db_adapter_catalog"', value)
   },
 }
