@@ -41,6 +41,8 @@ export interface Dialect {
   argMax(value: string, key: string): string
   /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
   argMaxNull?(value: string, key: string): string
+  /** the window aggregate `fn(key) OVER ...`'s row's value: the DOUBLE `value` at the max/min non-NULL key of the frame (TWA's neighbours) */
+  valueAtKeyOver(value: string, key: string, fn: 'max' | 'min', over: string): string
   stddevPop(expr: string): string
   /** the continuous (interpolated) quantile of `expr` at `fraction` (0..1), an aggregate */
   quantile(expr: string, fraction: string): string

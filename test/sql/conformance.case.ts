@@ -22,6 +22,7 @@ import { setsCases } from './cases-sets.js'
 import { scalarCases } from './cases-scalar.js'
 import { funcsAggCases } from './cases-funcs-agg.js'
 import { sqlfixCases } from './cases-sqlfix.js'
+import { twaCases } from './cases-twa.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -58,6 +59,7 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['sets: JSON tags, UNION, JOIN, SELECT TAGS', setsCases()],
         ['scalar functions', scalarCases()],
         ['gaps after issue 35: exact 64-bit integers, backend errors, GREATEST/LEAST, DIFF beside an aggregate', sqlfixCases()],
+        ['TWA inside INTERVAL windows, the curve cut at the window edges', twaCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {
