@@ -69,6 +69,6 @@ export interface Dialect {
   readonly scalar: ScalarDialect
   /** statements the catalog runs at startup (after creating its schema), e.g. helper functions */
   setupSql?(): string[]
-  /** DOUBLE `a op b` with C's IEEE result (inf, 0) where the backend's operator would fail */
-  floatArith?(op: '+' | '-' | '*', a: string, b: string): string
+  /** DOUBLE `a op b` with C's IEEE result (inf, 0) where the backend's operator would fail; `/` by zero is NULL */
+  floatArith?(op: '+' | '-' | '*' | '/', a: string, b: string): string
 }
