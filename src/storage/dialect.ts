@@ -41,6 +41,8 @@ export interface Dialect {
   argMax(value: string, key: string): string
   /** value at the max key even when that value is NULL (LAST_ROW); falls back to argMax when absent */
   argMaxNull?(value: string, key: string): string
+  /** the window aggregate `fn(key) OVER ...`'s row's value: the DOUBLE `value` at the max/min non-NULL key of the frame (TWA's neighbours) */
+  valueAtKeyOver(value: string, key: string, fn: 'max' | 'min', over: string): string
   stddevPop(expr: string): string
   /** the continuous (interpolated) quantile of `expr` at `fraction` (0..1), an aggregate */
   quantile(expr: string, fraction: string): string
@@ -67,6 +69,6 @@ export interface Dialect {
   readonly scalar: ScalarDialect
   /** statements the catalog runs at startup (after creating its schema), e.g. helper functions */
   setupSql?(): string[]
-  /** DOUBLE `a op b` with C's IEEE result (inf, 0) where the backend's operator would fail */
-  floatArith?(op: '+' | '-' | '*', a: string, b: string): string
+  /** DOUBLE `a op b` with C's IEEE result (inf, 0) where the backend's operator would fail; `/` by zero is NULL */
+  floatArith?(op: '+' | '-' | '*' | '/', a: string, b: string): string
 }

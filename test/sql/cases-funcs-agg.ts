@@ -426,7 +426,7 @@ function ordered(): Case[] {
       },
     },
     { name: 'twa of one point is its value', sql: `select twa(v) from fagg.a where ts = ${T0 + 10000}`, expect: rowsOf([dbl('twa(v)')], [[3]]) },
-    { name: 'twa in an INTERVAL window is refused (9817)', sql: 'select twa(v) from fagg.a interval(20s)', expect: err(9817, expect.stringContaining('twa')) },
+    { name: 'twa in a sliding INTERVAL window is refused (9817)', sql: 'select twa(v) from fagg.a interval(20s) sliding(10s)', expect: err(9817, expect.stringContaining('twa')) },
     {
       name: 'leastsquares: x = 1, 2, 3, 4 over the non-NULL values',
       sql: 'select leastsquares(v, 1, 1) from fagg.a',

@@ -22,6 +22,8 @@ import { setsCases } from './cases-sets.js'
 import { scalarCases } from './cases-scalar.js'
 import { funcsAggCases } from './cases-funcs-agg.js'
 import { sqlfixCases } from './cases-sqlfix.js'
+import { twaCases } from './cases-twa.js'
+import { fdivCases } from './cases-fdiv.js'
 import { runCase, startServer } from './harness.js'
 
 /**
@@ -58,6 +60,8 @@ export function runConformance(name: string, storageUrl: () => Promise<string> |
         ['sets: JSON tags, UNION, JOIN, SELECT TAGS', setsCases()],
         ['scalar functions', scalarCases()],
         ['gaps after issue 35: exact 64-bit integers, backend errors, GREATEST/LEAST, DIFF beside an aggregate', sqlfixCases()],
+        ['TWA inside INTERVAL windows, the curve cut at the window edges', twaCases()],
+        ['DOUBLE / with C results (inf, 0) on every backend', fdivCases()],
         ['DROP', dropCases()],
       ]
       for (const [group, cases] of groups) {

@@ -190,16 +190,23 @@ function rowColumn(e: Expr, ctx: CompileCtx): string {
 
 /**
  * TWA(x): the time-weighted average of the non-NULL points, the trapezoids between neighbours
- * over the time they span; one point is its own average. Inside an INTERVAL window TDengine also
- * interpolates at the window's edges from points outside it, which is not built.
+ * over the time they span; one point is its own average. Inside an INTERVAL window the curve is
+ * cut at the window's edges, the value there interpolated from the points outside it.
  */
 function twa(e: Expr & { kind: 'call' }, arg: Compiled, ctx: CompileCtx): Compiled {
-  if (ctx.window !== undefined) {
-    throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'twa in an INTERVAL window is not supported (edge interpolation is not built)')
-  }
   const ts = tsOf(ctx)
   const dbl = ctx.sql.physType('DOUBLE')
   const y = `CAST(${arg.sql} AS ${dbl})`
+  if (ctx.window !== undefined) {
+    // per-row area and length clipped to the row's INTERVAL window (twa-window.ts)
+    const length = ctx.scope.get(`${aggRowColumnName(e)}:length`)?.sql
+    if (length === undefined) {
+      throw new TdError(TD.PAR_WINDOW_NOT_ALLOWED_FUNC, 'twa is only supported in an INTERVAL window without SLIDING or natural month/year units')
+    }
+    const covered = `sum(${length})`
+    const sql = `(CASE WHEN count(${arg.sql}) = 0 THEN NULL WHEN ${covered} = 0 THEN avg(${y}) ELSE sum(${rowColumn(e, ctx)}) / CAST(${covered} AS ${dbl}) END)`
+    return { sql, type: fixed('DOUBLE') }
+  }
   const valued = `(CASE WHEN ${arg.sql} IS NOT NULL THEN ${ts} END)`
   const span = `(max(${valued}) - min(${valued}))`
   const area = `sum(${y} * CAST(${rowColumn(e, ctx)} AS ${dbl}))`

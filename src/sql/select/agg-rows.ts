@@ -11,6 +11,7 @@ import { compile } from './compile-expr.js'
 import { children } from './expr-walk.js'
 import type { QueryShape } from './query-shape.js'
 import type { SqlWriter } from './sql-writer.js'
+import { twaWindowColumns } from './twa-window.js'
 import { fixed } from './type-info.js'
 
 /** backend columns `expr AS alias` for the scan; `windowSql`: the row's window (`__w`) as the scan computes it */
@@ -27,6 +28,17 @@ export function aggRowColumns(shape: QueryShape, whereCtx: CompileCtx, w: SqlWri
       if (!mainScope.has(key)) {
         const y = compile(e.args[0], whereCtx).sql
         const part = shape.groupExprs.map((g) => compile(g, whereCtx).sql)
+        if (e.name === 'twa' && windowSql !== undefined && shape.window !== undefined) {
+          // the neighbours come from the whole partition, not the row's window
+          const cols = twaWindowColumns(y, ts, part, shape.window, w)
+          if (cols !== undefined) {
+            out.push(`${cols.area} AS ${w.q(`__g${out.length}`)}`)
+            mainScope.set(key, { sql: `b.${w.q(`__g${out.length - 1}`)}`, type: fixed('DOUBLE'), ts: false })
+            out.push(`${cols.length} AS ${w.q(`__g${out.length}`)}`)
+            mainScope.set(`${key}:length`, { sql: `b.${w.q(`__g${out.length - 1}`)}`, type: fixed('BIGINT'), ts: false })
+          }
+          return
+        }
         if (windowSql !== undefined) {
           part.push(windowSql)
         }

@@ -533,7 +533,9 @@ function compileBinary(e: Expr & { kind: 'binary' }, ctx: CompileCtx): Compiled 
     // a zero divisor gives NULL on every backend (PostgreSQL would fail the query); `%` is C's
     // fmod (the sign of the dividend), spelt with trunc because PostgreSQL has no double `%`
     const divisor = `NULLIF(${b}, 0)`
-    const sql = e.op === '/' ? `(${a} / ${divisor})` : `(${a} - ${b} * trunc(${a} / ${divisor}))`
+    // and a quotient past DBL_MAX is inf, as C gives it, where PostgreSQL would fail
+    const q = p.dialect.floatArith !== undefined ? p.dialect.floatArith('/', a, b) : `(${a} / ${divisor})`
+    const sql = e.op === '/' ? q : `(${a} - ${b} * trunc(${q}))`
     return { sql, type: DOUBLE }
   }
   const op = e.op

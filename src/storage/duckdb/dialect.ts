@@ -50,6 +50,9 @@ export const duckdbDialect: Dialect = {
   argMaxNull(value: string, key: string): string {
     return `arg_max_null(${value}, ${key})`
   },
+  valueAtKeyOver(value: string, key: string, fn: 'max' | 'min', over: string): string {
+    return `arg_${fn}(${value}, ${key}) ${over}`
+  },
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
   },

@@ -134,6 +134,11 @@ export const postgresDialect: PostgresDialect = {
   argMaxNull(value: string, key: string): string {
     return `((array_agg(${value} ORDER BY ${key} DESC) FILTER (WHERE (${key}) IS NOT NULL))[1])`
   },
+  valueAtKeyOver(value: string, key: string, fn: 'max' | 'min', over: string): string {
+    // no arg_max window aggregate here: the extreme [key, value] pair (numeric keeps ns ticks exact)
+    const pair = `ARRAY[CAST(${key} AS numeric), CAST(${value} AS numeric)]`
+    return `CAST((${fn}(${pair}) FILTER (WHERE (${key}) IS NOT NULL) ${over})[2] AS double precision)`
+  },
   stddevPop(expr: string): string {
     return `stddev_pop(${expr})`
   },

@@ -19,5 +19,7 @@ describe('floatArith', () => {
     expect(floatArith('"s"', '*', '"a"', '2')).toBe('"s".td_fmul("a", 2)')
     expect(floatArith('"s"', '-', '"a"', '"b"')).toBe('"s".td_fadd("a", -("b"))')
     expect(floatArith('"s"', '+', '"s".td_fmul("a", 2)', '"b"')).toBe('"s".td_fadd_p("s".td_fmul("a", 2), "b")')
+    expect(floatArith('"s"', '/', '"a"', '"b"')).toBe('"s".td_fdiv("a", "b")')
+    expect(floatArith('"s"', '/', '"a"', '("b" + 1)')).toBe('"s".td_fdiv_p("a", ("b" + 1))')
   })
 })

@@ -1,7 +1,7 @@
 /**
- * DOUBLE + - * with C's IEEE results on PostgreSQL: its float8 operators fail the query on an
- * overflow ("value out of range: overflow") or a product that underflows to zero, where C (so
- * TDengine and DuckDB) gives +-inf and +-0. Functions in the catalog schema, created at startup
+ * DOUBLE + - * / with C's IEEE results on PostgreSQL: its float8 operators fail the query on an
+ * overflow ("value out of range: overflow") or a product or quotient that underflows to zero,
+ * where C (so TDengine and DuckDB) gives +-inf and +-0. Functions in the catalog schema, created at startup
  * (Dialect.setupSql), decide those cases first and otherwise apply the operator.
  *
  * Each comes twice: a SQL function, which the planner inlines when its arguments are cheap
@@ -24,6 +24,13 @@ const ADD_OVERFLOWS = `abs(${ADD_SUM}) > ${HALF_MAX}`
 const ADD_INF = `sign(${ADD_SUM}) * ${INF}`
 const MUL_OVERFLOWS = `(abs(a) * ${SCALE}) * (abs(b) * ${SCALE}) >= 1`
 const MUL_UNDERFLOWS = `ln(abs(a)) + ln(abs(b)) < ${LN_UNDERFLOW}`
+const UP = `power(CAST(2 AS ${F8}), 512)`
+/**
+ * |a / b| >= 2^1024 (so +-inf), for |b| < 1, in exact power-of-two scalings that neither
+ * overflow nor underflow: |a|·2^-512 >= |b|·2^512 when |a| >= 1, |a|·2^512 >= |b|·2^1024 below
+ */
+const DIV_OVERFLOWS = `(CASE WHEN abs(a) >= 1 THEN abs(a) * ${SCALE} >= abs(b) * ${UP} ELSE abs(a) * ${UP} >= (abs(b) * ${UP}) * ${UP} END)`
+const DIV_UNDERFLOWS = `ln(abs(a)) - ln(abs(b)) < ${LN_UNDERFLOW}`
 
 function create(schema: string, name: string, language: 'sql' | 'plpgsql', body: string): string {
   return `CREATE OR REPLACE FUNCTION ${schema}.${name}(a ${F8}, b ${F8}) RETURNS ${F8} LANGUAGE ${language} IMMUTABLE PARALLEL SAFE AS $$ ${body} $$`
@@ -44,6 +51,17 @@ export function floatArithSetup(schema: string): string[] {
           CASE WHEN ${MUL_UNDERFLOWS} THEN sign(a) * sign(b) * CAST(0 AS ${F8}) ELSE a * b END
         ELSE a * b END`,
     ),
+    create(
+      schema,
+      'td_fdiv',
+      'sql',
+      `SELECT CASE
+        WHEN b = 0 THEN NULL
+        WHEN abs(b) < 1 AND a <> 0 THEN CASE WHEN ${DIV_OVERFLOWS} THEN sign(a) * sign(b) * ${INF} ELSE a / b END
+        WHEN abs(b) > 1 AND abs(a) < 1 AND a <> 0 THEN
+          CASE WHEN ${DIV_UNDERFLOWS} THEN sign(a) * sign(b) * CAST(0 AS ${F8}) ELSE a / b END
+        ELSE a / b END`,
+    ),
     create(schema, 'td_fadd_p', 'plpgsql', `BEGIN IF ${ADD_OVERFLOWS} THEN RETURN ${ADD_INF}; END IF; RETURN a + b; END`),
     create(
       schema,
@@ -56,6 +74,20 @@ export function floatArithSetup(schema: string): string[] {
           IF ${MUL_UNDERFLOWS} THEN RETURN sign(a) * sign(b) * CAST(0 AS ${F8}); END IF;
         END IF;
         RETURN a * b;
+      END`,
+    ),
+    create(
+      schema,
+      'td_fdiv_p',
+      'plpgsql',
+      `BEGIN
+        IF b = 0 THEN RETURN NULL; END IF;
+        IF abs(b) < 1 AND a <> 0 THEN
+          IF ${DIV_OVERFLOWS} THEN RETURN sign(a) * sign(b) * ${INF}; END IF;
+        ELSIF abs(b) > 1 AND abs(a) < 1 AND a <> 0 THEN
+          IF ${DIV_UNDERFLOWS} THEN RETURN sign(a) * sign(b) * CAST(0 AS ${F8}); END IF;
+        END IF;
+        RETURN a / b;
       END`,
     ),
   ]
@@ -74,9 +106,11 @@ export function isCheap(sql: string): boolean {
   return CHEAP_CORE.test(core)
 }
 
-/** `a op b` over DOUBLE operands through the functions above */
-export function floatArith(schema: string, op: '+' | '-' | '*', a: string, b: string): string {
+const NAMES = { '+': 'td_fadd', '-': 'td_fadd', '*': 'td_fmul', '/': 'td_fdiv' }
+
+/** `a op b` over DOUBLE operands through the functions above (`/` by zero is NULL, as TDengine gives it) */
+export function floatArith(schema: string, op: '+' | '-' | '*' | '/', a: string, b: string): string {
   const y = op === '-' ? `-(${b})` : b
   const suffix = isCheap(a) && isCheap(b) ? '' : '_p'
-  return `${schema}.${op === '*' ? 'td_fmul' : 'td_fadd'}${suffix}(${a}, ${y})`
+  return `${schema}.${NAMES[op]}${suffix}(${a}, ${y})`
 }
