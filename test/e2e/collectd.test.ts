@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { sqlRows, startIngestServer } from '../ingest/server.js'
 import { file, needDebianPackages } from '../lib/debian-package.js'
+import { collectdConfHead } from '../lib/collectd-conf.js'
 
 const COLLECTD = '/usr/sbin/collectd'
 const HOST = 'e2e-collectd'
@@ -35,19 +36,7 @@ beforeAll(async () => {
   const conf = join(dir, 'collectd.conf')
   writeFileSync(
     conf,
-    `Hostname "${HOST}"
-FQDNLookup false
-BaseDir "${dir}"
-PIDFile "${dir}/collectd.pid"
-PluginDir "/usr/lib/collectd"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File STDOUT
-</Plugin>
-LoadPlugin cpu
+    `${collectdConfHead(dir, HOST)}LoadPlugin cpu
 LoadPlugin memory
 LoadPlugin load
 LoadPlugin csv

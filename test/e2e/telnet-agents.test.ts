@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RunningAdapter } from '../../src/lifecycle.js'
 import { sqlRows, startIngestServer } from '../ingest/server.js'
 import { file, needDebianPackages } from '../lib/debian-package.js'
+import { collectdConfHead } from '../lib/collectd-conf.js'
 
 const COLLECTD = '/usr/sbin/collectd'
 const ICINGA2 = '/usr/sbin/icinga2'
@@ -60,19 +61,7 @@ beforeAll(async () => {
     const conf = join(dir, 'collectd.conf')
     writeFileSync(
       conf,
-      `Hostname "${HOST}"
-FQDNLookup false
-BaseDir "${dir}"
-PIDFile "${dir}/collectd.pid"
-PluginDir "/usr/lib/collectd"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File STDOUT
-</Plugin>
-LoadPlugin memory
+      `${collectdConfHead(dir, HOST)}LoadPlugin memory
 LoadPlugin load
 LoadPlugin csv
 <Plugin csv>
