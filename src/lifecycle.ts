@@ -121,11 +121,13 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       memoryLimitBytes: memoryLimit.bytes,
       source: memoryLimit.source,
       ...(duckdb ? { storageMemoryLimitBytes: shares.storageBytes } : {}),
+      ...(!duckdb && config.storage.memoryLimit > 0 ? { postgresMemoryLimitBytes: config.storage.memoryLimit } : {}),
       workMemoryBytes: shares.workBytes,
     }, 'memory budget')
     let backgroundLogged = 0
     storage = await openStorage(config.storage.url, {
-      ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : {}),
+      // PostgreSQL's memory is the server's, not this process's: only a given limit applies there
+      ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : config.storage.memoryLimit > 0 ? { memoryLimitBytes: config.storage.memoryLimit } : {}),
       // at most one line a minute: a checkpoint that keeps failing is tried after every write
       onBackgroundFailure: (what, err) => {
         if (Date.now() - backgroundLogged >= 60_000) {

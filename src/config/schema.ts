@@ -102,7 +102,7 @@ export const SCHEMA = [
   { name: 'storage.url', type: 'string', default: 'duckdb:./data/db-adapter.duckdb', env: ['DB_ADAPTER_STORAGE_URL'],
     rule: STORAGE_URL, description: 'storage backend: duckdb:<path>, duckdb::memory: or postgres://...' },
   { name: 'storage.memoryLimit', type: 'size', default: '0', env: ['DB_ADAPTER_STORAGE_MEMORY_LIMIT'],
-    description: 'DuckDB memory_limit; 0: derived from the memory limit (the cgroup limit when one is set, else physical memory): 35% of it for a file database, 80% in memory. PostgreSQL ignores it' },
+    description: 'DuckDB memory_limit; 0: derived from the memory limit (the cgroup limit when one is set, else physical memory): 35% of it for a file database, 80% in memory. PostgreSQL: when given, divided over pool.maxConnect as each connection\'s work_mem (at least 64kB); 0 keeps the server\'s work_mem' },
   { name: 'auth.rootPassword', type: 'string', default: DEFAULT_PASSWORD, env: ['DB_ADAPTER_AUTH_ROOT_PASSWORD'],
     description: 'password of the root user: sets it when the catalog is created and, when given (flag, env, TOML or .env), replaces a different stored one at start; left at its default, the stored password (ALTER USER root PASS) is kept' },
   { name: 'rest.tokens', type: 'stringArray', default: [], env: ['DB_ADAPTER_REST_TOKENS'], rule: TOKEN_PAIR,

@@ -6,7 +6,7 @@ import type { Engine } from './types.js'
 /** What opening an engine takes besides its URL. */
 export interface EngineOptions {
   pool?: AppConfig['pool']
-  /** DuckDB memory_limit, bytes (the storage share of the memory budget); PostgreSQL ignores it */
+  /** DuckDB memory_limit, bytes (the storage share of the memory budget); PostgreSQL shares it out as work_mem per connection */
   memoryLimitBytes?: number
   /** background work of the engine that failed (DuckDB's checkpoints), for the log; nothing when absent */
   onBackgroundFailure?: (what: string, err: unknown) => void

@@ -346,6 +346,23 @@ describe('PostgreSQL engine: pool', () => {
     expect(await e.query('SELECT 1')).toEqual([[1]])
   })
 
+  it('shares a given memory limit out as work_mem over the pool, and leaves the server\'s without one', async () => {
+    const limited = await open({ pool: { maxConnect: 8, maxIdle: 8, idleTimeout: 0 }, memoryLimitBytes: 64 * 2 ** 20 })
+    // 64 MiB over 8 connections: 8 MiB each, in every connection the pool makes
+    const seen = await Promise.all(Array.from({ length: 3 }, () => limited.transaction(async (t) => {
+      const [[v]] = await t.query('SHOW work_mem')
+      await sleep(50)
+      return v
+    })))
+    expect(seen).toEqual(['8MB', '8MB', '8MB'])
+    const plain = await open({ pool: { maxConnect: 2, maxIdle: 2, idleTimeout: 0 } })
+    expect(await plain.query('SHOW work_mem')).toEqual([['4MB']])
+    // an options parameter in the URL is the user's and wins
+    const e = await openPostgresEngine(`${pg.url}${pg.url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c work_mem=2MB')}`, { memoryLimitBytes: 64 * 2 ** 20 })
+    engines.push(e)
+    expect(await e.query('SHOW work_mem')).toEqual([['2MB']])
+  })
+
   it('keeps at most pool.maxIdle idle connections and closes them after pool.idleTimeout', async () => {
     const e = await open({ pool: { maxConnect: 4, maxIdle: 1, idleTimeout: 500 } })
     await Promise.all([1, 2, 3, 4].map(() => e.query('SELECT pg_sleep(0.3)')))

@@ -14,6 +14,20 @@ export interface ConnectionOptions {
   acquireTimeoutMs?: number
   /** application_name shown in pg_stat_activity; default `db-adapter` */
   applicationName?: string
+  /** --storage.memoryLimit when given: shared out as work_mem over the pool's connections */
+  memoryLimitBytes?: number
+}
+
+/**
+ * work_mem for each pooled connection so that a sort or hash in every connection at once stays
+ * within `memoryLimitBytes`; undefined leaves the server's setting. In kB, PostgreSQL's unit and
+ * floor (64 kB).
+ */
+export function workMemKb(memoryLimitBytes: number | undefined, connections: number): number | undefined {
+  if (memoryLimitBytes === undefined || memoryLimitBytes <= 0) {
+    return undefined
+  }
+  return Math.max(64, Math.floor(memoryLimitBytes / Math.max(1, connections) / 1024))
 }
 
 /**
@@ -26,6 +40,8 @@ export class Connections {
   private readonly maxIdle: number
   private readonly acquireTimeoutMs: number
   readonly clientConfig: ClientConfig
+  /** work_mem set on every connection, kB; undefined: the server's */
+  readonly workMemKb: number | undefined
   private readonly pool: pg.Pool
   /** host:port/db for messages (never the password) */
   private readonly where: string
@@ -36,7 +52,10 @@ export class Connections {
     this.maxIdle = p && p.maxIdle > 0 ? Math.min(p.maxIdle, this.maxConnections) : this.maxConnections
     this.acquireTimeoutMs = opts.acquireTimeoutMs ?? 5_000
     this.where = describeUrl(url)
+    this.workMemKb = workMemKb(opts.memoryLimitBytes, this.maxConnections)
     this.clientConfig = {
+      // an `options` parameter in the URL takes precedence (pg parses the string over the object)
+      ...(this.workMemKb !== undefined ? { options: `-c work_mem=${this.workMemKb}kB` } : {}),
       connectionString: libpqSslModes(url),
       application_name: opts.applicationName ?? 'db-adapter',
       connectionTimeoutMillis: this.acquireTimeoutMs,
