@@ -260,7 +260,7 @@ async function promWindow(target: Target, round: number, seconds: number, export
       cpuSeconds,
     }
     log(
-      `${target.name}, round ${round}: sent ${fmt(w.sent)}, failed ${w.failed}, dropped ${w.dropped}, retried ${w.retried}, max lag ${fmt(maxLag, 1)} s, ` +
+      `${target.name}, round ${round}: sent ${fmt(w.sent)}, failed ${w.failed}, dropped ${w.dropped}, retried ${w.retried}, metadata failed ${w.metadataFailed}, max lag ${fmt(maxLag, 1)} s, ` +
         `stored ${fmt(stored)} of ${fmt(scraped)} scraped up to T, CPU ${fmt(cpuSeconds, 2)} s (${fmt((cpuSeconds / w.sent) * 1e6, 2)} µs a sample)`,
     )
     return w

@@ -192,6 +192,7 @@ if (selected.has('promreal')) {
           failed: fmt(sum(t, (w) => w.failed)),
           dropped: fmt(sum(t, (w) => w.dropped)),
           retried: fmt(sum(t, (w) => w.retried)),
+          'metadata failed': fmt(sum(t, (w) => w.metadataFailed)),
           'max lag, s': fmt(Math.max(...r.windows.filter((w) => w.target === t).map((w) => w.maxLagSeconds)), 1),
           'stored / scraped up to T': `${fmt(sum(t, (w) => w.stored))} / ${fmt(sum(t, (w) => w.scraped))}`,
           'CPU µs a sample': fmt(cpuPerSample(t), 2),
