@@ -43,7 +43,7 @@ export async function startAdapterProcess(args: string[], cwd?: string): Promise
       ...(process.env.BENCH_SEMI_SPACE ? [`--max-semi-space-size=${process.env.BENCH_SEMI_SPACE}`] : []),
       // BENCH_NODE_ARGS: extra V8/Node flags for experiments (e.g. --trace-gc; the adapter's stdout is then shown)
       ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ').filter(Boolean) : []),
-      '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', '--statsagent.enable=false', ...args],
+      '--import', 'tsx', 'src/main.ts', `--port=${port}`, '--host=127.0.0.1', '--collagent.enable=false', '--statsagent.enable=false', '--manager.enable=false', ...args],
     { cwd, stdio: ['ignore', process.env.BENCH_NODE_ARGS ? 'inherit' : 'ignore', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } },
   )
   const url = `http://127.0.0.1:${port}`

@@ -1,24 +1,39 @@
 /**
  * The readiness prober of the ping bench, run as its own process as a kubelet is: GETs /-/ping
- * every 10 ms over one keep-alive connection until the deadline and prints each probe's send time
- * (epoch ms) and latency (ms) as JSON pairs. Run by ping.bench.ts: `node --import tsx bench/ping-prober.ts <url> <until epoch ms>`.
+ * every 10 ms over one keep-alive connection per URL until the deadline and prints each probe's
+ * send time (epoch ms), latency (ms) and URL index as JSON triples. With several URLs (the
+ * adapter and the floor) it probes them in turn, `windowMs` each, so both see the same stretches
+ * of the machine's load. Run by ping.bench.ts:
+ * `node --import tsx bench/ping-prober.ts <url>[,<url>...] <until epoch ms> [<windowMs>]`.
  *
  * It writes a prepared request to a plain socket and reads the answer itself: node:http's client
  * cost ~0.7 ms of CPU per probe, and on a machine that ingest keeps busy the prober's own share
  * of the CPU showed up in the latencies it measured.
  */
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 
-const [url, until] = [new URL(process.argv[2]), Number(process.argv[3])]
-const request = Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`, 'latin1')
-const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true })
-await new Promise<void>((resolve, reject) => {
-  socket.once('connect', resolve)
-  socket.once('error', reject)
-})
+const urls = process.argv[2].split(',').map((u) => new URL(u))
+const until = Number(process.argv[3])
+const windowMs = Number(process.argv[4] ?? 1000)
+
+interface Target {
+  request: Buffer
+  socket: Socket
+}
+
+const targets: Target[] = await Promise.all(
+  urls.map(async (url) => {
+    const socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true })
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve)
+      socket.once('error', reject)
+    })
+    return { request: Buffer.from(`GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n\r\n`, 'latin1'), socket }
+  }),
+)
 
 /** One response on the socket: its status once the head and a Content-Length body have arrived. */
-function answer(): Promise<number> {
+function answer(socket: Socket): Promise<number> {
   return new Promise((resolve, reject) => {
     let got = ''
     const onData = (b: Buffer): void => {
@@ -41,18 +56,23 @@ function answer(): Promise<number> {
   })
 }
 
-const out: [number, number][] = []
+const started = Date.now()
+const out: [number, number, number][] = []
 while (Date.now() < until) {
   const sent = Date.now()
+  const index = Math.floor((sent - started) / windowMs) % targets.length
+  const { request, socket } = targets[index]
   const t = performance.now()
-  const pending = answer()
+  const pending = answer(socket)
   socket.write(request)
   const status = await pending
-  out.push([sent, performance.now() - t])
-  if (status !== 200) {
-    throw new Error(`/-/ping answered ${status}`)
+  out.push([sent, performance.now() - t, index])
+  if (status < 200 || status > 299) {
+    throw new Error(`${urls[index].href} answered ${status}`)
   }
   await new Promise((r) => setTimeout(r, 10))
 }
-socket.destroy()
+for (const { socket } of targets) {
+  socket.destroy()
+}
 process.stdout.write(JSON.stringify(out))

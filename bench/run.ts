@@ -1,15 +1,16 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,join,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd; pg needs
+ * Select sections with BENCH=sql,join,lp,tsbs,prom,promreal,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,prom,promreal,ping,pg,card,telnet,statsd; pg needs
  * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
  */
 import { fmt } from './lib.js'
 import { runCardinalityBench } from './cardinality.bench.js'
-import { runPingBench } from './ping.bench.js'
+import { runPingBench, type Latency } from './ping.bench.js'
 import { runPromBench } from './prom.bench.js'
+import { runPromRealBench } from './prom-real.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
 import { runSqlBench } from './sql.bench.js'
@@ -18,7 +19,7 @@ import { runStatsdBench } from './statsd.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 import { runTelnetBench } from './telnet.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,prom,promreal,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -68,14 +69,25 @@ if (selected.has('join')) {
 }
 
 if (selected.has('ping')) {
-  console.log('/-/ping latency while line-protocol ingest runs at full speed (target p99 < 5 ms)')
+  console.log('/-/ping under load: line-protocol ingest at full speed into the adapter; the adapter and a trivial Node server (the floor) probed in alternating windows (target: adapter p99 within 1.5x of the floor)')
   const r = await runPingBench(log)
-  console.table({
-    '/-/ping idle, ms': { p50: fmt(r.idle.p50, 2), p99: fmt(r.idle.p99, 2), max: fmt(r.idle.max, 2), samples: r.idle.samples },
-    '/-/ping, first seconds of ingest (warm-up), ms': { p50: fmt(r.warmup.p50, 2), p99: fmt(r.warmup.p99, 2), max: fmt(r.warmup.max, 2), samples: r.warmup.samples },
-    '/-/ping under ingest, ms': { p50: fmt(r.loaded.p50, 2), p99: fmt(r.loaded.p99, 2), max: fmt(r.loaded.max, 2), samples: r.loaded.samples },
-    'adapter event-loop lag, ms': { p50: '-', p99: fmt(r.eventLoopLagP99Ms, 1), max: fmt(r.eventLoopLagMaxMs, 1), samples: '-' },
+  const row = (a: Latency, f: Latency) => ({
+    'adapter p50': fmt(a.p50, 2),
+    'floor p50': fmt(f.p50, 2),
+    'p50 ratio': fmt(a.p50 / f.p50, 2),
+    'adapter p99': fmt(a.p99, 2),
+    'floor p99': fmt(f.p99, 2),
+    'p99 ratio': fmt(a.p99 / f.p99, 2),
+    'adapter max': fmt(a.max, 2),
+    'floor max': fmt(f.max, 2),
+    probes: `${a.samples} / ${f.samples}`,
   })
+  console.table({
+    '/-/ping idle, ms': row(r.idle, r.idleFloor),
+    '/-/ping under ingest, ms': row(r.loaded, r.loadedFloor),
+  })
+  log(`first seconds of ingest (warm-up, adapter): p50 ${fmt(r.warmup.p50, 2)} ms, p99 ${fmt(r.warmup.p99, 2)} ms, max ${fmt(r.warmup.max, 2)} ms`)
+  log(`adapter event-loop lag: p99 ${fmt(r.eventLoopLagP99Ms, 1)} ms, max ${fmt(r.eventLoopLagMaxMs, 1)} ms`)
   log(`ingest meanwhile: ${fmt(r.ingestPointsPerSec)} points/s, ${r.writeErrors} failed writes`)
 }
 
@@ -162,6 +174,33 @@ if (selected.has('prom')) {
     Object.fromEntries(r.write.map((w) => [`${w.target}, concurrency ${w.concurrency}`, { samples: fmt(w.samples), 'samples/s': fmt(w.samplesPerSec) }])),
   )
   log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
+}
+
+if (selected.has('promreal')) {
+  console.log('remote write from a real Prometheus 2.42 (scraping 10,000 synthetic series every 1 s, queue_config defaults), windows alternating')
+  const r = await runPromRealBench(log)
+  const sum = (target: string, pick: (w: (typeof r.windows)[number]) => number): number =>
+    r.windows.filter((w) => w.target === target).reduce((a, w) => a + pick(w), 0)
+  const cpuPerSample = (target: string): number => (sum(target, (w) => w.cpuSeconds) / sum(target, (w) => w.sent)) * 1e6
+  console.table(
+    Object.fromEntries(
+      ['adapter', 'VictoriaMetrics'].map((t) => [
+        t,
+        {
+          windows: r.windows.filter((w) => w.target === t).length,
+          'samples sent': fmt(sum(t, (w) => w.sent)),
+          failed: fmt(sum(t, (w) => w.failed)),
+          dropped: fmt(sum(t, (w) => w.dropped)),
+          retried: fmt(sum(t, (w) => w.retried)),
+          'metadata failed': fmt(sum(t, (w) => w.metadataFailed)),
+          'max lag, s': fmt(Math.max(...r.windows.filter((w) => w.target === t).map((w) => w.maxLagSeconds)), 1),
+          'stored / scraped up to T': `${fmt(sum(t, (w) => w.stored))} / ${fmt(sum(t, (w) => w.scraped))}`,
+          'CPU µs a sample': fmt(cpuPerSample(t), 2),
+          'x VictoriaMetrics': fmt(cpuPerSample(t) / cpuPerSample('VictoriaMetrics'), 2),
+        },
+      ]),
+    ),
+  )
 }
 
 if (selected.has('lp-peers')) {
