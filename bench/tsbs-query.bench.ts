@@ -90,7 +90,7 @@ async function startPeers(log: (s: string) => void): Promise<Peers> {
     return peers
   } catch (err) {
     await stop()
-    throw new Error(`tsbsq needs InfluxDB 1.6 and VictoriaMetrics (peers.sh start, or BENCH_INFLUX_URL / BENCH_VM_URL): ${(err as Error).message}`)
+    throw new Error(`tsbsq needs InfluxDB 1.6 and VictoriaMetrics (peers.sh start, or BENCH_INFLUX_URL / BENCH_VM_URL): ${(err as Error).message}`, { cause: err })
   }
 }
 
