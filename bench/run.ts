@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,join,lp,tsbs,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd; pg needs
- * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
+ * Select sections with BENCH=sql,join,lp,tsbs,tsbsq,prom,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,tsbsq,prom,ping,pg,card,telnet,statsd; pg needs
+ * Docker or BENCH_PG_URL; lp-peers and tsbsq need InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh (tsbsq fails without them), lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
  */
@@ -19,7 +19,7 @@ import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 import { runTelnetBench } from './telnet.bench.js'
 import { runTsbsQueryBench } from './tsbs-query.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,tsbsq,prom,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
