@@ -77,8 +77,12 @@ async function startPeers(log: (s: string) => void): Promise<Peers> {
   try {
     for (const [peer, url] of [['influxdb', given.influx], ['victoria-metrics', given.vm]] as const) {
       if (url === undefined) {
-        log((await runBash([PEERS_SH, 'start', peer])).trim().split('\n').pop() ?? '')
-        started.push(peer)
+        const said = (await runBash([PEERS_SH, 'start', peer])).trim().split('\n').pop() ?? ''
+        log(said)
+        // one already running under this PEERS_DIR is someone else's: used, never stopped
+        if (!said.includes('already running')) {
+          started.push(peer)
+        }
       }
     }
     const peers = { influx: given.influx ?? 'http://127.0.0.1:8086', vm: given.vm ?? 'http://127.0.0.1:8428', stop }
