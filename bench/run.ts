@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,join,lp,tsbs,prom,promreal,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,prom,promreal,ping,pg,card,telnet,statsd; pg needs
- * Docker or BENCH_PG_URL; lp-peers needs InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh, lp-paired InfluxDB;
+ * Select sections with BENCH=sql,join,lp,tsbs,tsbsq,prom,promreal,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,tsbsq,prom,promreal,ping,pg,card,telnet,statsd; pg needs
+ * Docker or BENCH_PG_URL; lp-peers and tsbsq need InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh (tsbsq fails without them), lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
  */
@@ -18,8 +18,9 @@ import { runJoinBench } from './join.bench.js'
 import { runStatsdBench } from './statsd.bench.js'
 import { runTsbsBench, tsbsBodies } from './tsbs.bench.js'
 import { runTelnetBench } from './telnet.bench.js'
+import { runTsbsQueryBench } from './tsbs-query.bench.js'
 
-const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,prom,promreal,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
+const selected = new Set((process.env.BENCH ?? 'sql,join,lp,tsbs,tsbsq,prom,promreal,ping,pg,card,telnet,statsd').split(',').map((s) => s.trim()))
 const log = (s: string) => process.stdout.write(`  ${s}\n`)
 
 if (selected.has('sql')) {
@@ -165,6 +166,31 @@ if (selected.has('tsbs')) {
       ]),
     ),
   )
+}
+
+if (selected.has('tsbsq')) {
+  const r = await runTsbsQueryBench(log)
+  console.log(
+    `TSBS cpu-only queries (${fmt(r.hosts)} hosts x ${r.hours} h at 10 s, ${fmt(r.points)} rows; median ms to the last byte of ${r.rounds} rounds, systems alternating; ratio = adapter / peer, < 1 is the adapter ahead)`,
+  )
+  const cell = (ms: number | undefined): string => (ms === undefined ? 'n/a' : fmt(ms, 1))
+  const ratio = (a: number | undefined, b: number | undefined): string => (a === undefined || b === undefined ? 'n/a' : fmt(a / b, 2))
+  console.table(
+    Object.fromEntries(
+      r.rows.map((q) => [
+        q.type,
+        {
+          adapter: cell(q.ms.adapter),
+          'InfluxDB 1.6': cell(q.ms.influxdb),
+          'vs InfluxDB': ratio(q.ms.adapter, q.ms.influxdb),
+          VictoriaMetrics: cell(q.ms['victoria-metrics']),
+          'vs VM': ratio(q.ms.adapter, q.ms['victoria-metrics']),
+          'answer rows': fmt(q.rows),
+        },
+      ]),
+    ),
+  )
+  log(`load at concurrency 2, s: adapter ${fmt(r.loadSeconds.adapter, 1)}, InfluxDB ${fmt(r.loadSeconds.influxdb, 1)}, VictoriaMetrics ${fmt(r.loadSeconds['victoria-metrics'], 1)}`)
 }
 
 if (selected.has('prom')) {

@@ -26,18 +26,25 @@ export interface TsbsRun {
   peakRssMiB: number
 }
 
-/** The bodies: `POINTS` lines, time-major (every batch holds all hosts of 1.25 timestamps). */
-export function tsbsBodies(): Buffer[] {
-  const tags = Array.from({ length: HOSTS }, (_, h) => {
+/** What tsbsBodies writes: `points` lines of `hosts` hosts, the first at `t0Ns`, 10 s apart per host. */
+export interface TsbsShape {
+  hosts: number
+  points: number
+  t0Ns: bigint
+}
+
+/** The bodies: `points` lines, time-major (with 4000 hosts, every batch holds all hosts of 1.25 timestamps). */
+export function tsbsBodies(shape: Partial<TsbsShape> = {}): Buffer[] {
+  const { hosts = HOSTS, points = POINTS, t0Ns: t0 = 1_451_606_400_000_000_000n } = shape
+  const tags = Array.from({ length: hosts }, (_, h) => {
     const region = REGIONS[h % REGIONS.length]
     return `hostname=host_${h},region=${region},datacenter=${region}${'abc'[h % 3]},rack=${h % 100},os=Ubuntu${h % 2 ? '16.04' : '18.04'}LTS,arch=${h % 2 ? 'x64' : 'x86'},team=${['SF', 'NYC', 'LON', 'CHI'][h % 4]},service=${h % 20},service_version=${h % 2},service_environment=${['production', 'staging', 'test'][h % 3]}`
   })
-  const t0 = 1_451_606_400_000_000_000n
   const bodies: Buffer[] = []
   let lines: string[] = []
-  for (let n = 0; n < POINTS; n++) {
-    const h = n % HOSTS
-    const round = Math.floor(n / HOSTS)
+  for (let n = 0; n < points; n++) {
+    const h = n % hosts
+    const round = Math.floor(n / hosts)
     let f = ''
     for (let k = 0; k < FIELDS.length; k++) {
       f += `${k ? ',' : ''}${FIELDS[k]}=${(h * 7 + round * 13 + k * 31) % 100}i`

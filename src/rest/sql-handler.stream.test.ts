@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pino from 'pino'
 import { Hono } from 'hono'
+import { serve } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
 import { defaultConfig } from '../config/load.js'
 import { TdError } from '../td-error.js'
 import type { SqlExecutor, SqlResult } from '../sql/result.js'
@@ -12,12 +14,12 @@ import { createRestRoutes } from './routes.js'
  * Failures while rows are being produced cannot be provoked on demand from the real engine, so
  * this executor yields rows and then fails at a chosen chunk. Storage (auth) is the real one.
  */
-function failingExecutor(failAtChunk: number): SqlExecutor {
+function failingExecutor(failAtChunk: number, chunks = Infinity): SqlExecutor {
   return {
     classify: () => 'query',
     async execute(): Promise<SqlResult> {
       async function* rows(): AsyncGenerator<unknown[][]> {
-        for (let k = 0; ; k++) {
+        for (let k = 0; k < chunks; k++) {
           if (k === failAtChunk) {
             throw new TdError(9983, 'Parser internal error')
           }
@@ -56,5 +58,47 @@ describe('/rest/sql streaming failures', () => {
     const res = await appWith(failingExecutor(40)).request('/rest/sql', { method: 'POST', body: 'select 1', headers: auth })
     expect(res.status).toBe(200)
     await expect(res.text()).rejects.toThrow()
+  })
+})
+
+describe('/rest/sql answers over HTTP', () => {
+  let storage: Storage
+
+  beforeAll(async () => {
+    storage = await openStorage('duckdb::memory:', { rootPassword: 'taosdata' })
+  })
+
+  afterAll(async () => {
+    await storage.close()
+  })
+
+  /** the answer of `chunks` chunks of 1000 rows as a client sees it on the wire */
+  async function answer(chunks: number): Promise<{ length: string | null; chunked: boolean; rows: number }> {
+    const app = new Hono()
+    app.route('/rest', createRestRoutes({ config: defaultConfig(), storage, sql: failingExecutor(-1, chunks), logger: pino({ level: 'silent' }) }))
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+    await new Promise((r) => server.once('listening', r))
+    try {
+      const { port } = server.address() as AddressInfo
+      const res = await fetch(`http://127.0.0.1:${port}/rest/sql`, {
+        method: 'POST',
+        body: 'select 1',
+        headers: { Authorization: `Basic ${Buffer.from('root:taosdata').toString('base64')}` },
+      })
+      const body = (await res.json()) as { rows: number }
+      return { length: res.headers.get('content-length'), chunked: res.headers.get('transfer-encoding') === 'chunked', rows: body.rows }
+    } finally {
+      await new Promise((r) => server.close(r))
+    }
+  }
+
+  it('sends an answer that fits one part in one piece with its length', async () => {
+    const small = await answer(1)
+    expect(small).toMatchObject({ chunked: false, rows: 1000 })
+    expect(Number(small.length)).toBeGreaterThan(0)
+  })
+
+  it('streams a larger answer in chunks', async () => {
+    expect(await answer(40)).toEqual({ length: null, chunked: true, rows: 40_000 })
   })
 })

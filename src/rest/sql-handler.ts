@@ -227,10 +227,15 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
     ...(deps.encodeOffload ? { offload: deps.encodeOffload } : {}),
   })
   // The first engine chunk is fetched before the status line is sent, so errors raised when the
-  // query starts producing rows still get a proper error body instead of a cut-off 200.
+  // query starts producing rows still get a proper error body instead of a cut-off 200. The
+  // encoder yields parts of ~64 KiB and the rest at the end: when the second pull ends the body,
+  // the whole answer goes out in one write with its length (streamed, the head, the part and
+  // the closing chunk are three writes: ~0.3 ms of a 60-row TSBS answer's ~2.5 ms on the main thread).
   let first: IteratorResult<Uint8Array, void>
+  let second: IteratorResult<Uint8Array, void>
   try {
     first = await parts.next()
+    second = first.done === true ? first : await parts.next()
   } catch (err) {
     done(err)
     logFailure(deps, err, reqId.reqId, 'rest sql failed on first chunk')
@@ -241,16 +246,24 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
     done()
     return jsonText('', 500)
   }
-  let pending: Uint8Array | undefined = first.value
+  const headers: Record<string, string> = { 'Content-Type': JSON_CONTENT_TYPE, Vary: 'Accept-Encoding' }
+  if (gzip) {
+    headers['Content-Encoding'] = 'gzip'
+  }
+  if (second.done === true) {
+    done()
+    return new Response(first.value, { status: 200, headers })
+  }
+  const pending = [first.value, second.value]
   // set when the response stream is cancelled (the client went away): from then on nothing may
   // be enqueued, and the query's own failure (it was interrupted) is no error of ours
   let cancelled = false
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        if (pending !== undefined) {
-          controller.enqueue(pending)
-          pending = undefined
+        const next = pending.shift()
+        if (next !== undefined) {
+          controller.enqueue(next)
           return
         }
         const n = await parts.next()
@@ -295,9 +308,5 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
       await parts.return(undefined)
     },
   })
-  const headers: Record<string, string> = { 'Content-Type': JSON_CONTENT_TYPE, Vary: 'Accept-Encoding' }
-  if (gzip) {
-    headers['Content-Encoding'] = 'gzip'
-  }
   return new Response(body, { status: 200, headers })
 }

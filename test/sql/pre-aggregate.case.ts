@@ -15,8 +15,11 @@ import { selectRows } from './select-rows.js'
 
 export const T0 = 1_700_000_000_000
 
-/** `pre`: whether the per-child plan must be chosen (so the comparison is not of one plan with itself) */
-const QUERIES: { sql: string; pre: boolean }[] = [
+/**
+ * `pre`: whether the per-child plan must be chosen (so the comparison is not of one plan with
+ * itself); `newest`: whether it joins each child's newest row back (only LAST_ROWs)
+ */
+const QUERIES: { sql: string; pre: boolean; newest?: true }[] = [
   { sql: 'select _wstart, avg(v) from DB.st interval(1m) partition by tbname', pre: true },
   {
     sql: `select _wstart, _wend, tbname, count(*), count(v), sum(n), min(v), max(v), spread(v) from DB.st where ts >= ${T0 + 60_000} interval(5m) partition by tbname`,
@@ -28,6 +31,11 @@ const QUERIES: { sql: string; pre: boolean }[] = [
   { sql: 'select _wstart, tbname, count(*) from DB.st partition by tbname interval(1m) having count(*) > 1 order by count(*) desc, tbname, _wstart', pre: true },
   { sql: 'select _wstart, avg(v) from DB.st partition by tbname interval(1m) slimit 2 limit 3', pre: true },
   { sql: 'select tbname, groupid, sum(v) from DB.st group by tbname, groupid order by sum(v) desc, tbname', pre: true },
+  // only LAST_ROWs: the newest row of each child joined back by its timestamp
+  { sql: 'select last_row(*), tbname from DB.st group by tbname', pre: true, newest: true },
+  { sql: 'select tbname, location, last_row(v), last_row(n) from DB.st where v > 0 partition by tbname, location order by tbname', pre: true, newest: true },
+  { sql: 'select tbname, last_row(v) + 1, last_row(n) from DB.st group by tbname having last_row(n) is not null', pre: true, newest: true },
+  { sql: 'select tbname, last_row(v), last(n) from DB.st group by tbname', pre: true },
   { sql: 'select tbname, max(v) from DB.st group by tbname', pre: false },
   { sql: 'select _wstart, groupid, avg(v) from DB.st partition by groupid interval(1m)', pre: false },
   { sql: "select _wstart, tbname, avg(v) from DB.st where location = 'a' partition by tbname interval(1m)", pre: false },
@@ -85,7 +93,9 @@ export function runPreAggregateSuite(name: string, open: () => Promise<Storage>)
         const sql = q.sql.replaceAll('DB.', `${db}.`)
         const stmt = parseSelect(new Cursor(sql, tokenize(sql)))
         const env = { catalog: storage.catalog, dialect: storage.engine.dialect, ctx: { user: 'root' }, nowMs: T0 }
-        expect(planSelect(stmt, env).sql.includes('"__a0"'), sql).toBe(q.pre)
+        const planned = planSelect(stmt, env).sql
+        expect(planned.includes('"__a0"'), sql).toBe(q.pre)
+        expect(planned.includes('"__m"'), sql).toBe(q.newest === true)
       }
     })
 

@@ -37,8 +37,11 @@ export interface CompileCtx {
   series?: { over: string; valid: string[]; part: string[]; ts: string }
   /** super-table WHERE: child name -> `_tid`, so `tbname = 'x'` filters on the key column */
   tid?: { raw: string; of: (name: string) => number | undefined }
-  /** pre-aggregation: an aggregate's SQL becomes a column of the per-child query; returns its reference */
-  hoist?: (aggregateSql: string) => string
+  /**
+   * pre-aggregation: an aggregate's SQL becomes a column of the per-child query; returns its
+   * reference. `lastRow`: LAST_ROW's argument, the value on the child's newest row
+   */
+  hoist?: (aggregateSql: string, lastRow?: string) => string
 }
 
 /** An expression in backend SQL and its TDengine type. */

@@ -329,7 +329,16 @@ function compileCall(e: Expr & { kind: 'call' }, ctx: CompileCtx): Compiled {
     throw new TdError(TD.PAR_AGG_FUNC_NESTING, 'Aggregate functions do not support nesting')
   }
   const c = aggregateCall(e, spec, starArg, ctx)
-  return ctx.hoist === undefined ? c : { sql: ctx.hoist(c.sql), type: c.type }
+  if (ctx.hoist === undefined) {
+    return c
+  }
+  let lastRow: string | undefined
+  if (e.name === 'last_row' && e.args.length === 1) {
+    const inner: CompileCtx = { ...ctx, inAgg: true }
+    delete inner.hoist
+    lastRow = compile(e.args[0], inner).sql
+  }
+  return { sql: ctx.hoist(c.sql, lastRow), type: c.type }
 }
 
 function aggregateCall(e: Expr & { kind: 'call' }, spec: FuncSpec, starArg: boolean, ctx: CompileCtx): Compiled {

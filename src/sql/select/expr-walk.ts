@@ -128,8 +128,9 @@ export function collectRefs(stmt: SelectStmt): { names: Set<string>; star: boole
       walk(e)
     }
   })
-  // `count(*)` does not need the tag table
-  if (star && !stmt.items.some((i) => i.expr.kind === 'star' || (i.expr.kind === 'call' && i.expr.name !== 'count' && i.expr.args.some((a) => a.kind === 'star')))) {
+  // `count(*)` does not need the tag table, nor `first(*)`, `last(*)`, `last_row(*)` (data columns only, see expandItems)
+  const tagFree = new Set(['count', 'first', 'last', 'last_row'])
+  if (star && !stmt.items.some((i) => i.expr.kind === 'star' || (i.expr.kind === 'call' && !tagFree.has(i.expr.name) && i.expr.args.some((a) => a.kind === 'star')))) {
     star = false
   }
   return { names, star }

@@ -23,7 +23,9 @@ export function assemble(shape: QueryShape, scan: Scan, grouping: Grouping, out:
   const selectHead = (): string => `SELECT ${stmt.distinct ? 'DISTINCT ' : ''}${[...selectSql, ...hidden, ...windowCols].join(', ')}`
   const having = aggregated && stmt.having !== undefined ? compile(stmt.having, ctx).sql : undefined
   if (pre && scan.sql !== undefined && src?.tagsTable !== undefined) {
-    sql += perChildJoin(scan.sql, grouping.hoisted, scan.tagCols, src.tagsTable, window !== undefined, w)
+    const ts = src.ts === undefined ? undefined : scan.mainScope.get(src.ts)?.sql
+    const newest = ts === undefined ? undefined : { ts, lastRows: grouping.lastRows }
+    sql += perChildJoin(scan.sql, grouping.hoisted, scan.tagCols, src.tagsTable, window !== undefined, w, newest)
     if (having !== undefined) {
       sql += ` WHERE ${having}`
     }

@@ -29,6 +29,8 @@ export interface Grouping {
   keySqls: string[]
   /** pre-aggregation: aggregate SQL -> its column alias in the per-child query */
   hoisted: Map<string, string>
+  /** pre-aggregation: alias -> the newest row's value, for the hoisted LAST_ROWs */
+  lastRows: Map<string, string>
 }
 
 /**
@@ -91,15 +93,19 @@ export function grouping(shape: QueryShape, scan: Scan, w: SqlWriter): Grouping 
     ctx.agg = { keys, companion: findCompanion(shape.items, stmt), oneGroup: stmt.groupBy.length === 0 && window === undefined && stmt.rowWindow === undefined }
   }
   const hoisted = new Map<string, string>()
+  const lastRows = new Map<string, string>()
   if (pre) {
-    ctx.hoist = (aggregateSql) => {
+    ctx.hoist = (aggregateSql, lastRow) => {
       let alias = hoisted.get(aggregateSql)
       if (alias === undefined) {
         alias = `__a${hoisted.size}`
         hoisted.set(aggregateSql, alias)
+        if (lastRow !== undefined) {
+          lastRows.set(alias, lastRow)
+        }
       }
       return `b.${w.q(alias)}`
     }
   }
-  return { ctx, keySqls, hoisted }
+  return { ctx, keySqls, hoisted, lastRows }
 }
