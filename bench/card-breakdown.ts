@@ -7,6 +7,7 @@
  * and prints one JSON object per phase. bench/cardinality.bench.ts runs it at two sizes for
  * the marginal figures.
  */
+import { existsSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStorage } from '../src/sql/catalog/open.js'
 import { createSchemaless } from '../src/ingest/schemaless/schemaless.js'
@@ -23,6 +24,8 @@ export interface Phase {
   heapKiB: number
   /** DuckDB's buffers by tag, KiB */
   duckdb: Record<string, number>
+  /** the database file and its WAL, KiB */
+  fileKiB: number
 }
 
 const storage = await openStorage(`duckdb:${file}`, { rootPassword: 'taosdata', ...(memoryLimitBytes > 0 ? { memoryLimitBytes } : {}) })
@@ -36,7 +39,9 @@ async function phase(name: string): Promise<void> {
     duckdb[String(tag)] = Math.round(Number(bytes) / 1024)
   }
   const m = process.memoryUsage()
-  const p: Phase = { phase: name, rssKiB: Math.round(m.rss / 1024), heapKiB: Math.round(m.heapUsed / 1024), duckdb }
+  const size = (f: string): number => (existsSync(f) ? statSync(f).size : 0)
+  const fileKiB = Math.round((size(file) + size(`${file}.wal`)) / 1024)
+  const p: Phase = { phase: name, rssKiB: Math.round(m.rss / 1024), heapKiB: Math.round(m.heapUsed / 1024), duckdb, fileKiB }
   process.stdout.write(`${JSON.stringify(p)}\n`)
 }
 

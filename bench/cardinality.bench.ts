@@ -25,7 +25,7 @@ export interface CardinalityResult {
   stables: [number, number]
   memoryLimit: string
   adapterRss: number
-  core: { written: number; checkpointed: number; reopened: number; heap: number; duckdb: Record<string, number>; duckdbReopened: Record<string, number> }
+  core: { written: number; checkpointed: number; reopened: number; heap: number; fileKiB: number; duckdb: Record<string, number>; duckdbReopened: Record<string, number> }
   raw: { pair: number; single: number }
 }
 
@@ -120,6 +120,7 @@ export async function runCardinalityBench(log: (s: string) => void): Promise<Car
         checkpointed: phase('checkpointed', (p) => p.rssKiB),
         reopened: phase('reopen', (p) => p.rssKiB),
         heap: phase('checkpointed', (p) => p.heapKiB),
+        fileKiB: phase('checkpointed', (p) => p.fileKiB),
         duckdb: tags('checkpointed'),
         duckdbReopened: tags('reopen'),
       },

@@ -103,6 +103,7 @@ if (selected.has('card')) {
     'adapter process, HTTP line protocol (RSS)': { 'KiB per super table': kb(r.adapterRss), note: 'checkpoints every 256 new tables' },
     'schemaless core, after the writes (RSS)': { 'KiB per super table': kb(r.core.written), note: '' },
     'schemaless core, after CHECKPOINT (RSS, steady state)': { 'KiB per super table': kb(r.core.checkpointed), note: `V8 heap ${kb(r.core.heap)}; DuckDB buffers: ${buffers(r.core.duckdb)}` },
+    'schemaless core, database file after CHECKPOINT (disk)': { 'KiB per super table': kb(r.core.fileKiB), note: 'one 256 KiB block per table holding a non-constant segment' },
     'schemaless core, after a restart (RSS)': { 'KiB per super table': kb(r.core.reopened), note: `DuckDB buffers: ${buffers(r.core.duckdbReopened)}` },
     'raw DuckDB, data + $tags tables (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.pair), note: 'the floor of this layout' },
     'raw DuckDB, one table alone (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.single), note: 'one physical table per super table' },
