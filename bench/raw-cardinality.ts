@@ -1,22 +1,30 @@
 /**
  * The floor of the cardinality bench: per super table, the adapter's two physical tables (data
- * and `$tags`, no index, as its DuckDB dialect lays them out) with one row each, made directly in
- * DuckDB. Started with `<database file> <count>`; prints `{"kibPerStable": ...}`.
+ * and `$tags`, no index, as its DuckDB dialect lays them out; `pair`) or the data table alone
+ * (`single`: what one physical table per super table would cost), one row each, made directly in
+ * DuckDB, checkpointed every 256 tables as the engine does. Started with
+ * `<database file> <count> <pair|single> <memory_limit, e.g. 128MB, or 0>`; prints
+ * `{"rssKiB": ...}`, the process's RSS after a final CHECKPOINT.
  */
 import { DuckDBInstance } from '@duckdb/node-api'
 
-const [file, count] = process.argv.slice(2)
+const [file, count, mode, limit] = process.argv.slice(2)
 const n = Number(count)
-const db = await DuckDBInstance.create(file)
+const db = await DuckDBInstance.create(file, limit && limit !== '0' ? { memory_limit: limit } : {})
 const con = await db.connect()
+await con.run(`SET checkpoint_threshold = '1GiB'`)
 await con.run('CREATE SCHEMA c')
-const rss = (): number => process.memoryUsage().rss / 1024
-const before = rss()
 for (let i = 0; i < n; i++) {
-  await con.run(`CREATE TABLE c."m${i}" (_tid INTEGER NOT NULL, ts TIMESTAMP NOT NULL, v DOUBLE)`)
-  await con.run(`CREATE TABLE c."m${i}$tags" (_tid INTEGER, tbname VARCHAR NOT NULL, h VARCHAR)`)
-  await con.run(`INSERT INTO c."m${i}$tags" VALUES (1, 't_0123456789abcdef0123456789abcdef', 'a')`)
-  await con.run(`INSERT INTO c."m${i}" VALUES (1, TIMESTAMP '2023-11-14 22:13:20', 1)`)
+  await con.run(`CREATE TABLE c."m${i}" (_tid INTEGER NOT NULL, ts BIGINT NOT NULL, v DOUBLE)`)
+  if (mode !== 'single') {
+    await con.run(`CREATE TABLE c."m${i}$tags" (_tid INTEGER, tbname VARCHAR NOT NULL, h VARCHAR)`)
+    await con.run(`INSERT INTO c."m${i}$tags" VALUES (1, 't_0123456789abcdef0123456789abcdef', 'a')`)
+  }
+  await con.run(`INSERT INTO c."m${i}" VALUES (1, 1700000000000, 1)`)
+  if ((i + 1) % 256 === 0) {
+    await con.run('CHECKPOINT')
+  }
 }
-process.stdout.write(JSON.stringify({ kibPerStable: (rss() - before) / n }))
+await con.run('CHECKPOINT')
+process.stdout.write(JSON.stringify({ rssKiB: process.memoryUsage().rss / 1024 }))
 con.closeSync()

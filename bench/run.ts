@@ -108,11 +108,20 @@ if (selected.has('telnet')) {
 }
 
 if (selected.has('card')) {
-  console.log('memory per super table (one-row measurements by line protocol; floor: the same tables made directly in DuckDB)')
+  console.log('memory per super table, marginal (one-row measurements; floor: the same tables made directly in DuckDB)')
   const r = await runCardinalityBench(log)
+  const kb = (v: number): string => fmt(v, 1)
+  const buffers = (m: Record<string, number>): string => Object.entries(m).map(([t, v]) => `${t} ${kb(v)}`).join(', ') || '-'
   console.table({
-    [`RSS growth per super table over ${fmt(r.stables)}, KiB`]: { adapter: fmt(r.adapterKiB, 1), 'raw DuckDB': fmt(r.rawKiB, 1), ratio: fmt(r.adapterKiB / r.rawKiB, 2) },
+    'adapter process, HTTP line protocol (RSS)': { 'KiB per super table': kb(r.adapterRss), note: 'checkpoints every 256 new tables' },
+    'schemaless core, after the writes (RSS)': { 'KiB per super table': kb(r.core.written), note: '' },
+    'schemaless core, after CHECKPOINT (RSS, steady state)': { 'KiB per super table': kb(r.core.checkpointed), note: `V8 heap ${kb(r.core.heap)}; DuckDB buffers: ${buffers(r.core.duckdb)}` },
+    'schemaless core, database file after CHECKPOINT (disk)': { 'KiB per super table': kb(r.core.fileKiB), note: 'one 256 KiB block per table holding a non-constant segment' },
+    'schemaless core, after a restart (RSS)': { 'KiB per super table': kb(r.core.reopened), note: `DuckDB buffers: ${buffers(r.core.duckdbReopened)}` },
+    'raw DuckDB, data + $tags tables (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.pair), note: 'the floor of this layout' },
+    'raw DuckDB, one table alone (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.single), note: 'one physical table per super table' },
   })
+  log(`marginal between ${fmt(r.stables[0])} and ${fmt(r.stables[1])} super tables, memory_limit ${r.memoryLimit}`)
 }
 
 if (selected.has('pg')) {
