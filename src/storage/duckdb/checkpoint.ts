@@ -67,7 +67,8 @@ export class Checkpointer {
     private readonly writeConn: DuckDBConnection,
     /** the WAL of a file database (undefined in memory) */
     private readonly walPath: string | undefined,
-    private readonly checkpointWalBytes: number,
+    /** WAL sizes: from which a checkpoint is due, and overdue when the pool is nearly full (pool-watch.ts) */
+    private readonly walBars: { due: number; overdue: number },
     /** the engine is closed: no more checkpoints */
     private readonly isClosed: () => boolean,
     /** the reads on the pool's connections (a checkpoint waits for those that hold it back) */
@@ -123,8 +124,8 @@ export class Checkpointer {
       return
     }
     const size = this.walBytes()
-    const poolFilling = this.poolFraction >= POOL_CHECKPOINT_FRACTION && size >= this.checkpointWalBytes / 16
-    if (!this.urgent && !poolFilling && size < this.checkpointWalBytes && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
+    const poolFilling = this.poolFraction >= POOL_CHECKPOINT_FRACTION && size >= this.walBars.due / 16
+    if (!this.urgent && !poolFilling && size < this.walBars.due && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
       return
     }
     this.checkpointing = this.checkpoint()
@@ -140,13 +141,14 @@ export class Checkpointer {
 
   /**
    * The checkpoint cannot wait for the reads that hold it back: a write failed for want of memory,
-   * the WAL is far past its threshold, or past it with the pool nearly full (what was written
-   * since the last checkpoint is then what an append may fail to find room for).
+   * the WAL is far past its threshold, or overdue with the pool nearly full (what was written
+   * since the last checkpoint is then what an append may fail to find room for; writes are
+   * refused a little further, pool-watch.ts).
    */
   private mustNotWait(): boolean {
     const size = this.walBytes()
-    return this.urgent || size >= CANCEL_READS_FACTOR * this.checkpointWalBytes ||
-      (this.poolFraction >= POOL_CANCEL_FRACTION && size >= this.checkpointWalBytes)
+    return this.urgent || size >= CANCEL_READS_FACTOR * this.walBars.due ||
+      (this.poolFraction >= POOL_CANCEL_FRACTION && size >= this.walBars.overdue)
   }
 
   private async checkpoint(): Promise<void> {

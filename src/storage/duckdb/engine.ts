@@ -11,7 +11,7 @@ import { appendAll } from './append-rows.js'
 import { FLUSH_ROWS } from './appender.js'
 import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD, POOL_CHECKPOINT_FRACTION } from './checkpoint.js'
 import { OpenReads } from './open-reads.js'
-import { PoolWatch } from './pool-watch.js'
+import { overdueWalBytes, PoolWatch } from './pool-watch.js'
 import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
 import { streamOn, watchAbort, whenAborted } from './stream.js'
@@ -95,7 +95,6 @@ export class DuckDBEngine implements Engine {
   /** reads open on the pool's connections (a checkpoint waits for those that would make it fail) */
   private readonly reads = new OpenReads()
   private readonly poolWatch: PoolWatch
-  private readonly checkpointWalBytes: number
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -114,9 +113,9 @@ export class DuckDBEngine implements Engine {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
-    this.checkpointWalBytes = checkpointWalBytes
-    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, checkpointWalBytes, () => this.closed, this.reads, onBackgroundFailure)
-    this.poolWatch = new PoolWatch(limitBytes)
+    const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
+    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, onBackgroundFailure)
+    this.poolWatch = new PoolWatch(limitBytes, overdue)
   }
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
@@ -218,7 +217,7 @@ export class DuckDBEngine implements Engine {
       // queued behind this write (it waits for the write lock)
       this.checkpointer.checkpointIfDue()
     }
-    this.poolWatch.admit(fraction, this.checkpointer.checkpointStats()?.walBytes ?? 0, this.checkpointWalBytes)
+    this.poolWatch.admit(fraction, this.checkpointer.checkpointStats()?.walBytes ?? 0)
   }
 
   /** A write that failed for want of pool memory makes a checkpoint due at once (see Checkpointer.memoryFull). */

@@ -15,12 +15,24 @@ export const POOL_SHED_FRACTION = 0.9
 /** a sample of the pool's use is reused for this long (writes come by the hundred a second) */
 const SAMPLE_MS = 100
 
+/**
+ * The WAL size (what was written since the last checkpoint) from which, with the pool nearly
+ * full, a checkpoint is overdue: the engine's threshold, or an eighth of a small pool.
+ */
+export function overdueWalBytes(checkpointWalBytes: number, limitBytes: number): number {
+  return limitBytes > 0 ? Math.min(checkpointWalBytes, limitBytes / 8) : checkpointWalBytes
+}
+
 /** Samples DuckDB's buffer pool use before writes. */
 export class PoolWatch {
   private sampledAt = 0
   private used = 0
 
-  constructor(private readonly limitBytes: number) {}
+  constructor(
+    private readonly limitBytes: number,
+    /** see overdueWalBytes */
+    private readonly overdueBytes: number,
+  ) {}
 
   /** The pool's use as a fraction of its limit, sampled on `conn` at most every SAMPLE_MS. */
   async fraction(conn: DuckDBConnection): Promise<number> {
@@ -37,11 +49,10 @@ export class PoolWatch {
 
   /**
    * Refuses a write (503) when the pool is past POOL_SHED_FRACTION (`fraction` from fraction())
-   * while the WAL, i.e. what was written since the last checkpoint, is past `dueWalBytes` or an
-   * eighth of the pool.
+   * while a checkpoint is overdue (overdueWalBytes).
    */
-  admit(fraction: number, walBytes: number, dueWalBytes: number): void {
-    if (fraction >= POOL_SHED_FRACTION && walBytes >= Math.min(dueWalBytes, this.limitBytes / 8)) {
+  admit(fraction: number, walBytes: number): void {
+    if (fraction >= POOL_SHED_FRACTION && walBytes >= this.overdueBytes) {
       const mib = (b: number): string => (b / 2 ** 20).toFixed(1)
       throw new StorageUnavailableError(
         `storage memory nearly full (${mib(this.used)} of ${mib(this.limitBytes)} MiB used): write refused until a checkpoint has run`,
