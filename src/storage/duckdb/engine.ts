@@ -317,10 +317,12 @@ export class DuckDBEngine implements Engine {
     const c = await this.pool.acquire()
     // a checkpoint that cannot wait for this read ends it (OpenReads): the consumer gets an error
     const cancelled = new AbortController()
+    let closing: Promise<void> | undefined
     const id = this.reads.begin(async () => {
       cancelled.abort(new StorageUnavailableError('query cancelled: the storage had to checkpoint (memory or write-ahead log full); retry'))
       c.interrupt()
-      await closeResult(c)
+      closing = closeResult(c)
+      await closing
     })
     let finished = false
     try {
@@ -328,11 +330,13 @@ export class DuckDBEngine implements Engine {
       yield* this.streamWith(c, sql, { ...opts, signal }, numeric)
       finished = true
     } finally {
-      if (!finished && !cancelled.signal.aborted) {
+      if (closing === undefined && !finished) {
         // a result not read to its end keeps its transaction open until the connection runs something else
         await closeResult(c)
       }
+      // no cancel from here on; one under way must finish before another read has the connection
       this.reads.end(id)
+      await closing
       this.pool.release(c)
     }
   }

@@ -40,8 +40,13 @@ export class PoolWatch {
       return 0
     }
     if (Date.now() - this.sampledAt >= SAMPLE_MS) {
-      const r = await conn.run('SELECT sum(memory_usage_bytes)::DOUBLE FROM duckdb_memory()')
-      this.used = Number((await r.getRows())[0][0] ?? 0)
+      try {
+        const r = await conn.run('SELECT sum(memory_usage_bytes)::DOUBLE FROM duckdb_memory()')
+        this.used = Number((await r.getRows())[0][0] ?? 0)
+      } catch {
+        // too full even to answer (or closing): count it as full
+        this.used = this.limitBytes
+      }
       this.sampledAt = Date.now()
     }
     return this.used / this.limitBytes
