@@ -515,7 +515,7 @@ export class DuckDBEngine implements Engine {
   }
 
   /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
-  checkpointStats(): { walBytes: number; done: number; failed: number } | undefined {
+  checkpointStats(): { walBytes: number; done: number; failed: number; readsCancelled: number } | undefined {
     return this.checkpointer.checkpointStats()
   }
 
