@@ -123,13 +123,15 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       ...(duckdb ? { storageMemoryLimitBytes: shares.storageBytes } : {}),
       workMemoryBytes: shares.workBytes,
     }, 'memory budget')
-    let backgroundLogged = 0
+    const backgroundLogged = new Map<string, number>()
     storage = await openStorage(config.storage.url, {
       ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : {}),
-      // at most one line a minute: a checkpoint that keeps failing is tried after every write
+      // at most one line a minute of each kind (its first word: a failed checkpoint, cancelled
+      // reads): a checkpoint that keeps failing is tried after every write
       onBackgroundFailure: (what, err) => {
-        if (Date.now() - backgroundLogged >= 60_000) {
-          backgroundLogged = Date.now()
+        const kind = what.split(' ')[0]
+        if (Date.now() - (backgroundLogged.get(kind) ?? 0) >= 60_000) {
+          backgroundLogged.set(kind, Date.now())
           logger.warn({ err }, `storage: ${what}`)
         }
       },

@@ -113,17 +113,19 @@ describe('checkpoints under large concurrent reads (memory_limit 89 MiB)', () =>
     })
     await Promise.all([...readers, ...writers])
 
-    expect([...statuses.keys()].filter((s) => s !== 204 && s !== 503), JSON.stringify([...statuses])).toEqual([])
-    expect(statuses.get(204) ?? 0).toBeGreaterThan(0)
-    expect(reads.ok + reads.refused + reads.cut, JSON.stringify(reads)).toBeGreaterThan(0)
-    expect(await metric('db_adapter_storage_checkpoints_total{result="failed"}')).toBe(0)
+    // what happened, for a failure's message
+    const seen = JSON.stringify({ writes: Object.fromEntries(statuses), reads, log: adapter.stderr().slice(-3000) })
+    expect([...statuses.keys()].filter((s) => s !== 204 && s !== 503), seen).toEqual([])
+    expect(statuses.get(204) ?? 0, seen).toBeGreaterThan(0)
+    expect(reads.ok + reads.refused + reads.cut, seen).toBeGreaterThan(0)
+    expect(await metric('db_adapter_storage_checkpoints_total{result="failed"}'), seen).toBe(0)
     expect(await metric('db_adapter_storage_checkpoints_total{result="done"}')).toBeGreaterThan(0)
     expect(await count('big')).toBe(PRELOAD_BODIES * LINES)
     for (const [m, rows] of written) {
-      expect(await count(m), m).toBe(rows)
+      expect(await count(m), `${m} ${seen}`).toBe(rows)
     }
     // the database is still valid: a write after the load is stored
-    expect(await write(body('after', ts))).toBe(204)
+    expect(await write(body('after', ts)), seen).toBe(204)
     expect(await count('after')).toBe(LINES)
   }, 90_000)
 })

@@ -35,6 +35,8 @@ export const POOL_CHECKPOINT_FRACTION = 0.6
 const POOL_CANCEL_FRACTION = 0.75
 /** after a checkpoint failed for DuckDB's lock anyway, the next waits this long */
 const LOCKED_RETRY_MS = 1000
+/** a checkpoint held back anew this many times gives up (a later write starts it again) */
+const MAX_ROUNDS = 4
 /** how often a checkpoint held back by reads looks again at the WAL and the pool */
 const PIN_POLL_MS = 200
 
@@ -152,12 +154,22 @@ export class Checkpointer {
   }
 
   private async checkpoint(): Promise<void> {
+    // a write queued before the checkpoint may pin reads anew (a schema change, an overwrite):
+    // the checkpoint then waits again rather than fail; after a few rounds a later write starts over
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      await this.unpinned()
+      if (await this.writeLock.run(() => this.checkpointLocked())) {
+        return
+      }
+    }
+  }
+
+  /** Until no read holds the checkpoint back: waits for them, or cancels them when it must not wait. */
+  private async unpinned(): Promise<void> {
     // writes go on while the reads that hold the checkpoint back finish
     while (this.reads.pinned() && !this.isClosed()) {
       if (this.mustNotWait()) {
-        const n = await this.reads.cancelPinning()
-        this.checkpoints.readsCancelled += n
-        this.onFailure?.(`cancelled ${n} read(s) open since a schema change or update, which held back a due checkpoint (WAL ${this.walBytes()} bytes, pool ${Math.round(this.poolFraction * 100)}% full)`, undefined)
+        await this.cancelPinning()
         break
       }
       let timer: NodeJS.Timeout | undefined
@@ -169,33 +181,51 @@ export class Checkpointer {
       ])
       clearTimeout(timer)
     }
+  }
+
+  private async cancelPinning(): Promise<void> {
+    const n = await this.reads.cancelPinning()
+    this.checkpoints.readsCancelled += n
+    this.onFailure?.(`cancelled ${n} read(s) open since a schema change or update, which held back a due checkpoint (WAL ${this.walBytes()} bytes, pool ${Math.round(this.poolFraction * 100)}% full)`, undefined)
+  }
+
+  /**
+   * Under the write lock: false when a write queued before it pinned reads anew and the
+   * checkpoint may wait (cancelled here, where no write can pin more, when it must not).
+   */
+  private async checkpointLocked(): Promise<boolean> {
+    if (this.isClosed()) {
+      return true
+    }
+    if (this.reads.pinned()) {
+      if (!this.mustNotWait()) {
+        return false
+      }
+      await this.cancelPinning()
+    }
     this.urgent = false
-    await this.writeLock.run(async () => {
-      if (this.isClosed()) {
-        return
+    // writes queued behind this checkpoint count towards the next one
+    const touched = [...this.touched]
+    const created = this.created
+    this.touched.clear()
+    this.created = 0
+    try {
+      await this.writeConn.run('CHECKPOINT')
+    } catch (err) {
+      this.noteTables(touched)
+      this.created += created
+      if (/other write transactions active/.test(String(err))) {
+        // held back by a commit the engine did not see as pinning: wait for every read open now,
+        // and a moment in any case (not a failure after every write)
+        this.reads.pinAll()
+        this.notBefore = Date.now() + LOCKED_RETRY_MS
       }
-      // writes queued behind this checkpoint count towards the next one
-      const touched = [...this.touched]
-      const created = this.created
-      this.touched.clear()
-      this.created = 0
-      try {
-        await this.writeConn.run('CHECKPOINT')
-      } catch (err) {
-        this.noteTables(touched)
-        this.created += created
-        if (/other write transactions active/.test(String(err))) {
-          // held back by a commit the engine did not see as pinning: wait for every read open now,
-          // and a moment in any case (not a failure after every write)
-          this.reads.pinAll()
-          this.notBefore = Date.now() + LOCKED_RETRY_MS
-        }
-        // a full pool stays full until a checkpoint gets through: keep trying on each write
-        this.urgent ||= /(failed to|could not) (allocate|pin)/.test(String(err))
-        throw err
-      }
-      this.checkpoints.done++
-    })
+      // a full pool stays full until a checkpoint gets through: keep trying on each write
+      this.urgent ||= /(failed to|could not) (allocate|pin)/.test(String(err))
+      throw err
+    }
+    this.checkpoints.done++
+    return true
   }
 
   /** the WAL's size in bytes (0 in memory, or when there is none) */

@@ -263,8 +263,11 @@ export class DuckDBEngine implements Engine {
 
   async exec(sql: string, opts?: QueryOptions): Promise<number> {
     const tx = this.txStore.getStore()
-    const n = await this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
-      .finally(() => this.notePins(tx, pins(sql)))
+    // noted under the write lock, before a checkpoint queued behind this statement looks
+    const n = await this.onWriter((c) => execOn(c, sql, opts, () => {
+      this.noteDdl(sql)
+      this.notePins(tx, pins(sql))
+    }))
     if (!tx) {
       this.checkpointer.checkpointIfDue()
     }
@@ -360,8 +363,8 @@ export class DuckDBEngine implements Engine {
       return fn(this)
     }
     const ctx: TxContext = { conn: this.writeConn, pins: false }
-    const result = await this.writeLock.run(() => this.committed(() => this.txStore.run(ctx, () => fn(this))))
-      .finally(() => this.notePins(undefined, ctx.pins))
+    const result = await this.writeLock.run(() => this.committed(() => this.txStore.run(ctx, () => fn(this)))
+      .finally(() => this.notePins(undefined, ctx.pins)))
     this.checkpointer.checkpointIfDue()
     return result
   }
@@ -405,8 +408,8 @@ export class DuckDBEngine implements Engine {
         return this.rows.writePrepared(conn, first)
       }
       return this.committed((c) => this.rows.writeGroups(c, groups, first))
+        .finally(() => this.notePins(undefined, this.rows.updates !== updates))
     }).catch((err: unknown) => this.writeFailed(err))
-      .finally(() => this.notePins(undefined, this.rows.updates !== updates))
     this.checkpointer.checkpointIfDue()
     return n
   }
