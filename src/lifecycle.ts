@@ -124,14 +124,16 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       ...(!duckdb && config.storage.memoryLimit > 0 ? { postgresMemoryLimitBytes: config.storage.memoryLimit } : {}),
       workMemoryBytes: shares.workBytes,
     }, 'memory budget')
-    let backgroundLogged = 0
+    const backgroundLogged = new Map<string, number>()
     storage = await openStorage(config.storage.url, {
       // PostgreSQL's memory is the server's, not this process's: only a given limit applies there
       ...(duckdb ? { memoryLimitBytes: shares.storageBytes } : config.storage.memoryLimit > 0 ? { memoryLimitBytes: config.storage.memoryLimit } : {}),
-      // at most one line a minute: a checkpoint that keeps failing is tried after every write
+      // at most one line a minute of each kind (its first word: a failed checkpoint, cancelled
+      // reads): a checkpoint that keeps failing is tried after every write
       onBackgroundFailure: (what, err) => {
-        if (Date.now() - backgroundLogged >= 60_000) {
-          backgroundLogged = Date.now()
+        const kind = what.split(' ')[0]
+        if (Date.now() - (backgroundLogged.get(kind) ?? 0) >= 60_000) {
+          backgroundLogged.set(kind, Date.now())
           logger.warn({ err }, `storage: ${what}`)
         }
       },

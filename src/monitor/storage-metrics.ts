@@ -67,6 +67,8 @@ export interface CheckpointStats {
   walBytes: number
   done: number
   failed: number
+  /** reads cancelled because they held back a checkpoint that could not wait */
+  readsCancelled?: number
 }
 
 interface CheckpointStatsSource {
@@ -102,6 +104,15 @@ export function createStorageWalMetrics(registry: Registry, engine: unknown): bo
       this.reset()
       this.inc({ result: 'done' }, s.done)
       this.inc({ result: 'failed' }, s.failed)
+    },
+  })
+  new Counter({
+    name: 'db_adapter_storage_reads_cancelled_total',
+    help: 'Queries of the embedded database the adapter cancelled because they held back a checkpoint that could not wait (write-ahead log or memory nearly full)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(read().readsCancelled ?? 0)
     },
   })
   return true

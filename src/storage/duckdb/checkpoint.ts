@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import type { Mutex } from '../../mutex.js'
+import type { OpenReads } from './open-reads.js'
 
 /**
  * DuckDB checkpoints by itself when a commit finds the WAL past `checkpoint_threshold` (16 MiB),
@@ -22,33 +23,59 @@ export const CHECKPOINT_TABLES = 2048
 /** DuckDB's own threshold, out of the way of the engine's (not infinite: a fallback should ours stop) */
 export const DUCKDB_CHECKPOINT_THRESHOLD = '1GiB'
 /**
- * A plain CHECKPOINT gives up when it cannot take DuckDB's checkpoint lock at once (open reads
- * did not stop it in DuckDB 1.5; a write on another connection would); past this many times
- * the engine's threshold the engine uses FORCE CHECKPOINT, which waits for the lock instead
+ * Past this many times the engine's threshold a checkpoint no longer waits for the reads that
+ * hold it back (see OpenReads): they are cancelled. The engine never uses FORCE CHECKPOINT: it
+ * waits for the same reads, but inside DuckDB, under the engine's write lock (every write
+ * waited, without bound when a read had been left unfinished), and spinning on a worker thread.
  */
-const FORCE_CHECKPOINT_FACTOR = 4
+const CANCEL_READS_FACTOR = 4
+/** DuckDB's buffer pool this full (fraction of memory_limit) makes a checkpoint due, and ... */
+export const POOL_CHECKPOINT_FRACTION = 0.6
+/** ... this full makes it cancel the reads that hold it back */
+const POOL_CANCEL_FRACTION = 0.75
+/** after a checkpoint failed for DuckDB's lock anyway, the next waits this long */
+const LOCKED_RETRY_MS = 1000
+/** a checkpoint held back anew this many times gives up (a later write starts it again) */
+const MAX_ROUNDS = 4
+/** how often a checkpoint held back by reads looks again at the WAL and the pool */
+const PIN_POLL_MS = 200
+
+/** what the engine's checkpoints did since start (/metrics and the log) */
+interface CheckpointCounts {
+  done: number
+  failed: number
+  /** reads cancelled because they held back a checkpoint that could not wait */
+  readsCancelled: number
+}
 
 /** The engine's checkpoints of a file database, on its write connection between writes. */
 export class Checkpointer {
   /** the running checkpoint (see CHECKPOINT_WAL_BYTES), if any */
   private checkpointing: Promise<void> | undefined
-  private readonly checkpoints = { done: 0, failed: 0 }
+  private readonly checkpoints: CheckpointCounts = { done: 0, failed: 0, readsCancelled: 0 }
   /** tables written since the last checkpoint began (see CHECKPOINT_TABLES) */
   private readonly touched = new Set<string>()
   /** tables created (DDL statements) since the last checkpoint began */
   private created = 0
   /** a write failed for want of pool memory: checkpoint now, whatever the bars say */
   private urgent = false
+  /** DuckDB's pool use, as a fraction of its limit, at the engine's last look */
+  private poolFraction = 0
+  /** no checkpoint before this time (ms): one was held back by something the engine does not track */
+  private notBefore = 0
 
   constructor(
     private readonly writeLock: Mutex,
     private readonly writeConn: DuckDBConnection,
     /** the WAL of a file database (undefined in memory) */
     private readonly walPath: string | undefined,
-    private readonly checkpointWalBytes: number,
+    /** WAL sizes: from which a checkpoint is due, and overdue when the pool is nearly full (pool-watch.ts) */
+    private readonly walBars: { due: number; overdue: number },
     /** the engine is closed: no more checkpoints */
     private readonly isClosed: () => boolean,
-    /** a checkpoint failed: the reason, for the log (failures are otherwise only counted) */
+    /** the reads on the pool's connections (a checkpoint waits for those that hold it back) */
+    private readonly reads: OpenReads,
+    /** a checkpoint failed, or reads were cancelled for one: the reason, for the log (otherwise only counted) */
     private readonly onFailure?: (what: string, err: unknown) => void,
   ) {}
 
@@ -80,49 +107,125 @@ export class Checkpointer {
     }
   }
 
+  /** DuckDB's pool use as a fraction of memory_limit (the engine samples it before writes). */
+  notePool(fraction: number): void {
+    this.poolFraction = fraction
+  }
+
   /**
-   * Starts a checkpoint on the write connection, after the writes queued before it, once the
-   * WAL has grown past the threshold or enough tables were created or written (CHECKPOINT_TABLES). One that fails is tried again after a later write.
-   * Writers do not wait for it.
+   * Starts a checkpoint once the WAL has grown past the threshold, enough tables were created or
+   * written (CHECKPOINT_TABLES), or the pool is filling up with something to checkpoint. It
+   * first waits, outside the write lock, for the reads that would make it fail (OpenReads), then
+   * runs on the write connection after the writes queued before it. Writers do not wait for it.
    */
   checkpointIfDue(): void {
     if (this.walPath === undefined || this.checkpointing !== undefined || this.isClosed()) {
       return
     }
-    const size = this.walBytes()
-    if (!this.urgent && size < this.checkpointWalBytes && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
+    if (Date.now() < this.notBefore) {
       return
     }
-    const sql = size >= FORCE_CHECKPOINT_FACTOR * this.checkpointWalBytes ? 'FORCE CHECKPOINT' : 'CHECKPOINT'
-    this.urgent = false
-    this.checkpointing = this.writeLock
-      .run(async () => {
-        if (!this.isClosed()) {
-          // writes queued behind this checkpoint count towards the next one
-          const touched = [...this.touched]
-          const created = this.created
-          this.touched.clear()
-          this.created = 0
-          try {
-            await this.writeConn.run(sql)
-          } catch (err) {
-            this.noteTables(touched)
-            this.created += created
-            // a full pool stays full until a checkpoint gets through: keep trying on each write
-            this.urgent ||= /(failed to|could not) (allocate|pin)/.test(String(err))
-            throw err
-          }
-          this.checkpoints.done++
-        }
-      })
+    const size = this.walBytes()
+    const poolFilling = this.poolFraction >= POOL_CHECKPOINT_FRACTION && size >= this.walBars.due / 16
+    if (!this.urgent && !poolFilling && size < this.walBars.due && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
+      return
+    }
+    this.checkpointing = this.checkpoint()
       .catch((err: unknown) => {
-        // e.g. the checkpoint lock was taken: a later write tries again (FORCE once the WAL is large)
+        // e.g. the pool was full: a later write tries again
         this.checkpoints.failed++
-        this.onFailure?.(`${sql} failed (WAL ${size} bytes; tried again after a later write)`, err)
+        this.onFailure?.(`CHECKPOINT failed (WAL ${this.walBytes()} bytes; tried again after a later write)`, err)
       })
       .finally(() => {
         this.checkpointing = undefined
       })
+  }
+
+  /**
+   * The checkpoint cannot wait for the reads that hold it back: a write failed for want of memory,
+   * the WAL is far past its threshold, or overdue with the pool nearly full (what was written
+   * since the last checkpoint is then what an append may fail to find room for; writes are
+   * refused a little further, pool-watch.ts).
+   */
+  private mustNotWait(): boolean {
+    const size = this.walBytes()
+    return this.urgent || size >= CANCEL_READS_FACTOR * this.walBars.due ||
+      (this.poolFraction >= POOL_CANCEL_FRACTION && size >= this.walBars.overdue)
+  }
+
+  private async checkpoint(): Promise<void> {
+    // a write queued before the checkpoint may pin reads anew (a schema change, an overwrite):
+    // the checkpoint then waits again rather than fail; after a few rounds a later write starts over
+    for (let round = 1; round <= MAX_ROUNDS; round++) {
+      await this.unpinned()
+      if (await this.writeLock.run(() => this.checkpointLocked())) {
+        return
+      }
+    }
+  }
+
+  /** Until no read holds the checkpoint back: waits for them, or cancels them when it must not wait. */
+  private async unpinned(): Promise<void> {
+    // writes go on while the reads that hold the checkpoint back finish
+    while (this.reads.pinned() && !this.isClosed()) {
+      if (this.mustNotWait()) {
+        await this.cancelPinning()
+        break
+      }
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        this.reads.whenUnpinned(),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, PIN_POLL_MS)
+        }),
+      ])
+      clearTimeout(timer)
+    }
+  }
+
+  private async cancelPinning(): Promise<void> {
+    const n = await this.reads.cancelPinning()
+    this.checkpoints.readsCancelled += n
+    this.onFailure?.(`cancelled ${n} read(s) open since a schema change or update, which held back a due checkpoint (WAL ${this.walBytes()} bytes, pool ${Math.round(this.poolFraction * 100)}% full)`, undefined)
+  }
+
+  /**
+   * Under the write lock: false when a write queued before it pinned reads anew and the
+   * checkpoint may wait (cancelled here, where no write can pin more, when it must not).
+   */
+  private async checkpointLocked(): Promise<boolean> {
+    if (this.isClosed()) {
+      return true
+    }
+    if (this.reads.pinned()) {
+      if (!this.mustNotWait()) {
+        return false
+      }
+      await this.cancelPinning()
+    }
+    this.urgent = false
+    // writes queued behind this checkpoint count towards the next one
+    const touched = [...this.touched]
+    const created = this.created
+    this.touched.clear()
+    this.created = 0
+    try {
+      await this.writeConn.run('CHECKPOINT')
+    } catch (err) {
+      this.noteTables(touched)
+      this.created += created
+      if (/other write transactions active/.test(String(err))) {
+        // held back by a commit the engine did not see as pinning: wait for every read open now,
+        // and a moment in any case (not a failure after every write)
+        this.reads.pinAll()
+        this.notBefore = Date.now() + LOCKED_RETRY_MS
+      }
+      // a full pool stays full until a checkpoint gets through: keep trying on each write
+      this.urgent ||= /(failed to|could not) (allocate|pin)/.test(String(err))
+      throw err
+    }
+    this.checkpoints.done++
+    return true
   }
 
   /** the WAL's size in bytes (0 in memory, or when there is none) */
@@ -138,7 +241,7 @@ export class Checkpointer {
   }
 
   /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
-  checkpointStats(): { walBytes: number; done: number; failed: number } | undefined {
+  checkpointStats(): ({ walBytes: number } & CheckpointCounts) | undefined {
     return this.walPath === undefined ? undefined : { walBytes: this.walBytes(), ...this.checkpoints }
   }
 }

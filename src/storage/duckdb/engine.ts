@@ -9,7 +9,9 @@ import { Mutex } from '../../mutex.js'
 import { appendColumnBatch } from './append-columns.js'
 import { appendAll } from './append-rows.js'
 import { FLUSH_ROWS } from './appender.js'
-import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD } from './checkpoint.js'
+import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD, POOL_CHECKPOINT_FRACTION } from './checkpoint.js'
+import { OpenReads } from './open-reads.js'
+import { overdueWalBytes, PoolWatch } from './pool-watch.js'
 import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
 import { streamOn, watchAbort, whenAborted } from './stream.js'
@@ -51,7 +53,16 @@ const RELEASE_MEMORY_LIMIT = '64MB'
 /** A transaction context: the connection that statements inside `transaction(fn)` must use. */
 interface TxContext {
   conn: DuckDBConnection
+  /** a statement of the transaction changed the catalog or updated rows (see OpenReads) */
+  pins: boolean
 }
+
+/**
+ * Statements after whose commit DuckDB keeps a checkpoint lock while older reads run (OpenReads):
+ * every statement but those known to only read, insert or delete.
+ */
+const UNPINNED_RE = /^\s*(select|with|insert|delete|set|reset|pragma|checkpoint|begin|commit|rollback|call|copy|explain|describe|show|summarize)\b/i
+const pins = (sql: string): boolean => !UNPINNED_RE.test(sql)
 
 /**
  * Embedded DuckDB behind the `Engine` contract.
@@ -81,6 +92,9 @@ export class DuckDBEngine implements Engine {
   private readonly rows: RowWriter
   private readonly checkpointer: Checkpointer
   private readonly fileBacked: boolean
+  /** reads open on the pool's connections (a checkpoint waits for those that would make it fail) */
+  private readonly reads = new OpenReads()
+  private readonly poolWatch: PoolWatch
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -92,12 +106,16 @@ export class DuckDBEngine implements Engine {
     checkpointWalBytes: number,
     /** the memory_limit setting the engine runs with, or undefined for DuckDB's default */
     private readonly memoryLimit: string | undefined,
+    /** memory_limit in bytes */
+    limitBytes: number,
     onBackgroundFailure: ((what: string, err: unknown) => void) | undefined,
   ) {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
-    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, checkpointWalBytes, () => this.closed, onBackgroundFailure)
+    const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
+    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, onBackgroundFailure)
+    this.poolWatch = new PoolWatch(limitBytes, overdue)
   }
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
@@ -109,6 +127,7 @@ export class DuckDBEngine implements Engine {
     }
     const instance = await DuckDBInstance.create(path, settings)
     const writeConn = await instance.connect()
+    const limit = (await (await writeConn.run("SELECT current_setting('memory_limit')")).getRows())[0][0]
     return new DuckDBEngine(
       instance,
       writeConn,
@@ -117,6 +136,7 @@ export class DuckDBEngine implements Engine {
       inMemory ? undefined : `${path}.wal`,
       opts.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES,
       memoryLimit,
+      parseSize(String(limit)),
       opts.onBackgroundFailure,
     )
   }
@@ -182,6 +202,24 @@ export class DuckDBEngine implements Engine {
     }
   }
 
+  /**
+   * Before a write, under the write lock: DuckDB's pool filling up makes a checkpoint due (it makes
+   * the rows appended since the last one evictable), and past POOL_SHED_FRACTION the write is
+   * refused with a 503 (PoolWatch). File databases only: in memory the rows are the pool.
+   */
+  private async admitWrite(conn: DuckDBConnection): Promise<void> {
+    if (!this.fileBacked) {
+      return
+    }
+    const fraction = await this.poolWatch.fraction(conn)
+    this.checkpointer.notePool(fraction)
+    if (fraction >= POOL_CHECKPOINT_FRACTION) {
+      // queued behind this write (it waits for the write lock)
+      this.checkpointer.checkpointIfDue()
+    }
+    this.poolWatch.admit(fraction, this.checkpointer.checkpointStats()?.walBytes ?? 0)
+  }
+
   /** A write that failed for want of pool memory makes a checkpoint due at once (see Checkpointer.memoryFull). */
   private writeFailed(err: unknown): never {
     if (/(failed to|could not) (allocate|pin) /.test(String(err))) {
@@ -208,19 +246,48 @@ export class DuckDBEngine implements Engine {
       return fn(tx.conn)
     }
     const c = await this.pool.acquire()
+    let work: Promise<T> | undefined
+    // cancelled for a checkpoint: interrupted, and over once the statement has failed
+    const id = this.reads.begin(async () => {
+      c.interrupt()
+      await work?.catch(() => undefined)
+    })
     try {
-      return await fn(c)
+      work = fn(c)
+      return await work
     } finally {
+      this.reads.end(id)
       this.pool.release(c)
     }
   }
 
   async exec(sql: string, opts?: QueryOptions): Promise<number> {
-    const n = await this.onWriter((c) => execOn(c, sql, opts, () => this.noteDdl(sql)))
-    if (!this.txStore.getStore()) {
+    const tx = this.txStore.getStore()
+    // noted under the write lock, before a checkpoint queued behind this statement looks
+    const n = await this.onWriter((c) => execOn(c, sql, opts, () => {
+      this.noteDdl(sql)
+      this.notePins(tx, pins(sql))
+    }))
+    if (!tx) {
       this.checkpointer.checkpointIfDue()
     }
     return n
+  }
+
+  /**
+   * A statement that may pin DuckDB's checkpoint lock (see OpenReads) ran: outside a transaction
+   * it has committed (or failed, which pins nothing but costs nothing to assume); inside one, its
+   * commit will.
+   */
+  private notePins(tx: TxContext | undefined, pinning: boolean): void {
+    if (!pinning) {
+      return
+    }
+    if (tx) {
+      tx.pins = true
+    } else {
+      this.reads.pinAll()
+    }
   }
 
   async query(sql: string, opts?: QueryOptions): Promise<unknown[][]> {
@@ -246,17 +313,45 @@ export class DuckDBEngine implements Engine {
   private async *streamChunks(sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncIterable<RowChunk | NumericChunk> {
     this.assertOpen()
     const tx = this.txStore.getStore()
-    const c = tx ? tx.conn : await this.pool.acquire()
+    if (tx) {
+      yield* this.streamWith(tx.conn, sql, opts, numeric)
+      return
+    }
+    const c = await this.pool.acquire()
+    // a checkpoint that cannot wait for this read ends it (OpenReads): the consumer gets an error
+    const cancelled = new AbortController()
+    let closing: Promise<void> | undefined
+    const id = this.reads.begin(async () => {
+      cancelled.abort(new StorageUnavailableError('query cancelled: the storage had to checkpoint (memory or write-ahead log full); retry'))
+      c.interrupt()
+      closing = closeResult(c)
+      await closing
+    })
+    let finished = false
+    try {
+      const signal = opts?.signal === undefined ? cancelled.signal : AbortSignal.any([opts.signal, cancelled.signal])
+      yield* this.streamWith(c, sql, { ...opts, signal }, numeric)
+      finished = true
+    } finally {
+      if (closing === undefined && !finished) {
+        // a result not read to its end keeps its transaction open until the connection runs something else
+        await closeResult(c)
+      }
+      // no cancel from here on; one under way must finish before another read has the connection
+      this.reads.end(id)
+      await closing
+      this.pool.release(c)
+    }
+  }
+
+  private async *streamWith(c: DuckDBConnection, sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncIterable<RowChunk | NumericChunk> {
     let stop = (): void => {}
     try {
-      // inside the try: an already-aborted signal throws here and must still release c
+      // inside the try: an already-aborted signal throws here
       stop = watchAbort(c, opts?.signal)
       yield* streamOn(c, sql, opts, numeric)
     } finally {
       stop()
-      if (!tx) {
-        this.pool.release(c)
-      }
     }
   }
 
@@ -267,7 +362,9 @@ export class DuckDBEngine implements Engine {
       // DuckDB has no savepoints: a nested transaction joins the outer one
       return fn(this)
     }
-    const result = await this.writeLock.run(() => this.committed((conn) => this.txStore.run({ conn }, () => fn(this))))
+    const ctx: TxContext = { conn: this.writeConn, pins: false }
+    const result = await this.writeLock.run(() => this.committed(() => this.txStore.run(ctx, () => fn(this)))
+      .finally(() => this.notePins(undefined, ctx.pins)))
     this.checkpointer.checkpointIfDue()
     return result
   }
@@ -299,16 +396,19 @@ export class DuckDBEngine implements Engine {
     }
     this.checkpointer.noteTables(groups.map((g) => `${g.schema}.${g.table}`))
     const tx = this.txStore.getStore()
+    const updates = this.rows.updates
     if (tx) {
-      return this.rows.writeGroups(tx.conn, groups)
+      return this.rows.writeGroups(tx.conn, groups).finally(() => this.notePins(tx, this.rows.updates !== updates))
     }
     const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
+      await this.admitWrite(conn)
       const first = await this.rows.prepareGroup(conn, groups[0])
       if (groups.length === 1 && this.rows.appendsAlone(first)) {
         return this.rows.writePrepared(conn, first)
       }
       return this.committed((c) => this.rows.writeGroups(c, groups, first))
+        .finally(() => this.notePins(undefined, this.rows.updates !== updates))
     }).catch((err: unknown) => this.writeFailed(err))
     this.checkpointer.checkpointIfDue()
     return n
@@ -326,6 +426,7 @@ export class DuckDBEngine implements Engine {
     this.checkpointer.noteTables(live.map((b) => `${this.dialect.schemaName(b.db)}.${b.table}`))
     const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
+      await this.admitWrite(conn)
       const targets: { b: ColumnBatch; schema: string; names: string[]; newest: Newest }[] = []
       for (const b of live) {
         const schema = this.dialect.schemaName(b.db)
@@ -417,7 +518,7 @@ export class DuckDBEngine implements Engine {
   }
 
   /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
-  checkpointStats(): { walBytes: number; done: number; failed: number } | undefined {
+  checkpointStats(): { walBytes: number; done: number; failed: number; readsCancelled: number } | undefined {
     return this.checkpointer.checkpointStats()
   }
 
@@ -457,6 +558,18 @@ async function execOn(
   } finally {
     stop()
     after()
+  }
+}
+
+/**
+ * Ends the connection's streaming result, and with it its transaction: DuckDB closes a
+ * connection's previous result when it runs the next statement.
+ */
+async function closeResult(c: DuckDBConnection): Promise<void> {
+  try {
+    await c.run('SELECT NULL')
+  } catch {
+    // the result is closed either way
   }
 }
 

@@ -66,6 +66,9 @@ function scanKeys(g: WriteGroup, stored: Newest): KeyScan {
  * keys' bounds are appended straight into their table, the others go through staging.
  */
 export class RowWriter {
+  /** UPDATE statements run (staged writes): each pins DuckDB's checkpoint lock after its commit (OpenReads) */
+  updates = 0
+
   constructor(
     private readonly tables: TableCache,
     private readonly directAppend: boolean,
@@ -157,6 +160,7 @@ export class RowWriter {
     // the time range lets DuckDB skip row groups by their min/max instead of joining them all
     const range = scan.minTs === undefined ? '' : ` AND t.${tsKey} BETWEEN ${scan.minTs} AND ${scan.maxTs}`
     if (rest.length > 0) {
+      this.updates++
       await conn.run(
         `UPDATE ${target} AS t SET ${rest.map((c) => `${c} = s.${c}`).join(', ')} FROM ${latest} WHERE ${match}${range}`,
       )
