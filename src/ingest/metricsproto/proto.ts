@@ -156,6 +156,11 @@ function toSeries(raw: { labels?: Label[]; samples?: { value?: number; timestamp
   }
 }
 
+/** A remote-write body (snappy) -> the WriteRequest's bytes; decoded size capped at `maxDecoded` (0: none). */
+export function inflateWriteRequest(body: Uint8Array, maxDecoded = 0): Buffer {
+  return unsnappy(body, 'remote write', maxDecoded)
+}
+
 /** A remote-write body (snappy + WriteRequest) -> its series and samples; decoded size capped at `maxDecoded` (0: none). */
 export function decodeWriteRequest(body: Uint8Array, maxDecoded = 0): WriteRequest {
   const m = decodeMessage(WriteRequestType, unsnappy(body, 'remote write', maxDecoded), 'remote write') as {

@@ -10,8 +10,9 @@ import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
 import { findDatabase } from '../../sql/catalog/find-database.js'
 import { normaliseDbName } from '../naming.js'
 import { readAll } from '../read-all.js'
-import { decodeReadRequest, decodeWriteRequest } from './proto.js'
+import { decodeReadRequest, inflateWriteRequest } from './proto.js'
 import { createRemoteStore, type RemoteStore, type RemoteWriteResult } from './store.js'
+import { scanWriteRequest } from './write-scan.js'
 
 export class RemoteStream {
   private readonly store: RemoteStore
@@ -30,7 +31,7 @@ export class RemoteStream {
    */
   async write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
     await this.admit(db, user, 'write')
-    return this.store.write(db, decodeWriteRequest(body, this.opts.maxDecodedSize), ttl, user)
+    return this.store.write(db, scanWriteRequest(inflateWriteRequest(body, this.opts.maxDecodedSize)), ttl, user)
   }
 
   /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
