@@ -3,14 +3,37 @@
  * bench stops only what it started), or one already running at BENCH_VM_URL. When it cannot
  * start, the bench fails saying why: a comparison is never skipped silently.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join, resolve } from 'node:path'
 
 export interface Peer {
   url: string
+  /** its process, for CPU time (undefined when it cannot be found) */
+  pid: number | undefined
   stop(): Promise<void>
+}
+
+/** CPU seconds (user + system, every thread) process `pid` has used so far; NaN when unknown. */
+export function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) {
+    return Number.NaN
+  }
+  try {
+    // fields after the command's closing parenthesis: state is field 3, utime 14, stime 15
+    const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(rest[11]) + Number(rest[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** the process listening on a loopback TCP port (ss), for a peer the bench did not start */
+function listenerPid(port: number): number | undefined {
+  const out = spawnSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }).stdout ?? ''
+  const m = /pid=(\d+)/.exec(out)
+  return m ? Number(m[1]) : undefined
 }
 
 /** peers.sh fixes VictoriaMetrics' address */
@@ -73,7 +96,7 @@ export async function startVictoriaMetrics(log: (s: string) => void): Promise<Pe
       throw loud(log, `BENCH_VM_URL=${url} does not answer /health`)
     }
     log(`VictoriaMetrics at ${url} (BENCH_VM_URL; left running)`)
-    return { url, stop: async () => undefined }
+    return { url, pid: listenerPid(Number(new URL(url).port)), stop: async () => undefined }
   }
   const deadline = Date.now() + BUSY_WAIT_MS
   while (await portBusy(PEERS_VM.host, PEERS_VM.port)) {
@@ -90,9 +113,10 @@ export async function startVictoriaMetrics(log: (s: string) => void): Promise<Pe
     await peersSh('stop', env).catch((err: unknown) => log(`stopping VictoriaMetrics: ${String(err)}`))
     rmSync(dir, { recursive: true, force: true })
   }
+  let pid: number
   try {
     await peersSh('start', env)
-    const pid = Number(readFileSync(join(dir, 'victoria-metrics', 'pid'), 'utf8'))
+    pid = Number(readFileSync(join(dir, 'victoria-metrics', 'pid'), 'utf8'))
     for (let i = 0; !(await healthy(url)); i++) {
       if (i >= 150 || !existsSync(`/proc/${pid}`)) {
         const tail = existsSync(join(dir, 'victoria-metrics', 'log')) ? readFileSync(join(dir, 'victoria-metrics', 'log'), 'utf8').slice(-1500) : ''
@@ -105,7 +129,7 @@ export async function startVictoriaMetrics(log: (s: string) => void): Promise<Pe
     throw loud(log, err instanceof Error ? err.message : String(err))
   }
   log(`VictoriaMetrics started by peers.sh at ${url} (data in ${dir})`)
-  return { url, stop }
+  return { url, pid, stop }
 }
 
 /**

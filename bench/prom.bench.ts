@@ -11,7 +11,7 @@
  *   BENCH=prom npm run bench    BENCH_PROM_ROUNDS=50 (scrapes of 10,000 series; 500,000 samples a run)
  *                               BENCH_PROM_RUNS=3 (runs of each target per concurrency)
  *                               BENCH_VM_URL=http://127.0.0.1:18428 (a VictoriaMetrics already running)
- *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp (a subset), BENCH_PROM_READ=0 (no remote read)
+ *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp (a subset), BENCH_PROM_CONCURRENCY=1,2, BENCH_PROM_READ=0 (no remote read)
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { compressSync } from 'snappy'
 import { decodeReadResponse, encodeReadRequest, encodeWriteRequest } from '../src/ingest/metricsproto/proto.js'
 import { AUTH, fmt, median, postBodies, sql, startAdapterProcess } from './lib.js'
-import { startVictoriaMetrics, vmCount, type Peer } from './prom-peer.js'
+import { cpuSeconds, startVictoriaMetrics, vmCount, type Peer } from './prom-peer.js'
 
 const SERIES = 10_000
 const PER_BODY = 2_000
@@ -27,6 +27,7 @@ const ROUNDS = Number(process.env.BENCH_PROM_ROUNDS ?? 50)
 const RUNS = Number(process.env.BENCH_PROM_RUNS ?? 3)
 /** while iterating: a subset of rw,vm,lp (the figures compare all three) */
 const TARGETS = new Set((process.env.BENCH_PROM_TARGETS ?? 'rw,vm,lp').split(','))
+const CONCURRENCIES = (process.env.BENCH_PROM_CONCURRENCY ?? '1,2').split(',').map(Number)
 const READ_SAMPLES = 1_000_000
 const SCRAPE_MS = 15_000
 /** scrape slots: one to register the series, then ROUNDS per run, RUNS runs at each of 2 concurrencies */
@@ -39,8 +40,8 @@ export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write'
 
 export interface PromBenchResult {
   samples: number
-  /** samples/s of every run, by concurrency and target, in run order */
-  runs: { concurrency: number; target: PromTarget; samplesPerSec: number[] }[]
+  /** samples/s and the target's CPU seconds per million samples of every run, by concurrency and target, in run order */
+  runs: { concurrency: number; target: PromTarget; samplesPerSec: number[]; cpuPerMillion: number[] }[]
   readSamples: number
   readMs: number
   peakRssMiB: number
@@ -152,10 +153,10 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
       await postBodies(vmUrl, writeBodies(0, 1), 1, HEADERS)
       await postBodies(lpUrl, lineBodies(0, 1), 1)
       let slot = 1
-      for (const concurrency of [1, 2]) {
-        const rw = { concurrency, target: 'adapter remote write' as const, samplesPerSec: [] as number[] }
-        const peer = { concurrency, target: 'VictoriaMetrics remote write' as const, samplesPerSec: [] as number[] }
-        const lp = { concurrency, target: 'adapter line protocol' as const, samplesPerSec: [] as number[] }
+      for (const concurrency of CONCURRENCIES) {
+        const rw = { concurrency, target: 'adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        const peer = { concurrency, target: 'VictoriaMetrics remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        const lp = { concurrency, target: 'adapter line protocol' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         result.runs.push(rw, peer, lp)
         for (let run = 0; run < RUNS; run++, slot += ROUNDS) {
           log(`concurrency ${concurrency}, run ${run + 1} of ${RUNS} (${fmt(samples)} samples): adapter remote write, VictoriaMetrics, adapter line protocol ...`)
@@ -166,20 +167,25 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
               throw new Error(`${who} holds ${counted} samples of run ${run + 1} after writing ${samples}`)
             }
           }
+          // CPU time of the target's process (every thread) over the timed writes: on a shared
+          // machine a steadier measure of the work per sample than the wall clock
+          const timed = async (into: PromBenchResult['runs'][number], pid: number | undefined, post: () => Promise<{ seconds: number }>): Promise<void> => {
+            const cpu = cpuSeconds(pid)
+            const { seconds } = await post()
+            into.cpuPerMillion.push(((cpuSeconds(pid) - cpu) / samples) * 1e6)
+            into.samplesPerSec.push(samples / seconds)
+          }
           if (TARGETS.has('rw')) {
-            const a = await postBodies(rwUrl, bodies, concurrency, { ...HEADERS, Authorization: AUTH })
+            await timed(rw, adapter.child.pid, () => postBodies(rwUrl, bodies, concurrency, { ...HEADERS, Authorization: AUTH }))
             check('the adapter (remote write)', await countAdapter(adapter.url, 'rw', false, slot, ROUNDS))
-            rw.samplesPerSec.push(samples / a.seconds)
           }
           if (TARGETS.has('vm')) {
-            const v = await postBodies(vmUrl, bodies, concurrency, HEADERS)
+            await timed(peer, vm.pid, () => postBodies(vmUrl, bodies, concurrency, HEADERS))
             check('VictoriaMetrics', await vmCount(vm.url, `{bench="${tag}"}`, tsOf(slot), tsOf(slot + ROUNDS - 1), samples))
-            peer.samplesPerSec.push(samples / v.seconds)
           }
           if (TARGETS.has('lp')) {
-            const l = await postBodies(lpUrl, lines, concurrency)
+            await timed(lp, adapter.child.pid, () => postBodies(lpUrl, lines, concurrency))
             check('the adapter (line protocol)', await countAdapter(adapter.url, 'lp', true, slot, ROUNDS))
-            lp.samplesPerSec.push(samples / l.seconds)
           }
         }
       }
@@ -233,6 +239,7 @@ export function promTable(r: PromBenchResult): Record<string, Record<string, str
     rows[`${run.target}, concurrency ${run.concurrency}`] = {
       'median samples/s': fmt(m),
       'x VictoriaMetrics': vm === undefined || vm.samplesPerSec.length === 0 ? '-' : fmt(m / median(vm.samplesPerSec), 2),
+      'CPU s per 1M samples': fmt(median(run.cpuPerMillion), 2),
       runs: run.samplesPerSec.map((x) => fmt(x)).join(' '),
     }
   }
