@@ -5,7 +5,8 @@
  *    registers the series (untimed); then runs alternate: adapter remote write, VictoriaMetrics
  *    /api/v1/write (the same bodies), adapter line protocol (the same samples as line-protocol
  *    bodies), again and again, each run over scrapes of its own time range; medians. Every run's
- *    samples are counted back from storage (VictoriaMetrics' after /internal/force_flush).
+ *    samples are counted back from storage (VictoriaMetrics' after /internal/force_flush), and
+ *    each target's CPU time over the run is read from /proc (its process, every thread).
  *  - Remote read: one series holding 1,000,000 samples, read whole; median of 5.
  *
  *   BENCH=prom npm run bench    BENCH_PROM_ROUNDS=50 (scrapes of 10,000 series; 500,000 samples a run)

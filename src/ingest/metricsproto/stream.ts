@@ -1,8 +1,9 @@
 /**
  * @module
  * The Prometheus remote write/read stream layer: a snappy protobuf body (bytes or a Node
- * Readable) in; a write's result, or a read's snappy ReadResponse, out. Decoding (proto.ts) stays
- * pure; the remote store (store.ts) maps series to tables.
+ * Readable) in; a write's result, or a read's snappy ReadResponse, out. Decoding stays pure (a
+ * write's bytes scanned by write-scan.ts, a read decoded by proto.ts); the remote store
+ * (store.ts, write.ts) maps series to tables.
  */
 import type { Readable } from 'node:stream'
 import type { Storage } from '../../sql/catalog/types.js'
