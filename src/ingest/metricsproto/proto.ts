@@ -75,8 +75,9 @@ export class RemoteDecodeError extends Error {
 
 /**
  * The published message definitions (remote-proto.ts), parsed once at load; field names become
- * camelCase (startTimestampMs, metricFamilyName). Decoding goes through protobufjs' generated
- * decoders; the remote-read response, the one large message this adapter writes, is built by
+ * camelCase (startTimestampMs, metricFamilyName). Remote read requests decode through protobufjs'
+ * generated decoders (and write requests in tests and benches; the write path scans the bytes
+ * itself, write-scan.ts, checked against these decoders by its tests); the remote-read response, the one large message this adapter writes, is built by
  * hand (ReadResponseBuilder below) and checked against these definitions by the unit tests.
  */
 export const remoteProtoRoot: protobuf.Root = protobuf.parse(REMOTE_PROTO, { keepCase: false }).root
