@@ -1,84 +1,199 @@
 /**
- * Prometheus remote write and remote read (issue 7 figures).
- *  - Remote write: pre-built snappy bodies of 2,000 samples each (as Prometheus' queue sends
- *    them: many series, one sample each) over 10,000 series, at concurrency 1 and 2, every
- *    sample counted back; the same bodies to VictoriaMetrics' /api/v1/write when peers.sh can
- *    start it.
+ * Prometheus remote write beside VictoriaMetrics and beside line protocol, and remote read.
+ *  - Remote write: snappy bodies of 2,000 samples each (as Prometheus' queue sends a scrape:
+ *    many series, one sample each) over 10,000 series, at concurrency 1 and 2. Each target first
+ *    registers the series (untimed); then runs alternate: adapter remote write, VictoriaMetrics
+ *    /api/v1/write (the same bodies), adapter line protocol (the same samples as line-protocol
+ *    bodies), again and again, each run over scrapes of its own time range; medians. Every run's
+ *    samples are counted back from storage (VictoriaMetrics' after /internal/force_flush), and
+ *    each target's CPU time over the run is read from /proc (its process, every thread).
  *  - Remote read: one series holding 1,000,000 samples, read whole; median of 5.
  *
- *   BENCH=prom npm run bench      BENCH_PROM_ROUNDS=50 (rounds of 10,000 series; 500,000 samples)
+ *   BENCH=prom npm run bench    BENCH_PROM_ROUNDS=50 (scrapes of 10,000 series; 500,000 samples a run)
+ *                               BENCH_PROM_RUNS=3 (runs of each target per concurrency)
+ *                               BENCH_VM_URL=http://127.0.0.1:18428 (a VictoriaMetrics already running)
+ *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp (a subset), BENCH_PROM_CONCURRENCY=1,2, BENCH_PROM_READ=0 (no remote read)
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { decodeReadResponse, encodeReadRequest, encodeWriteRequest, type TimeSeries } from '../src/ingest/metricsproto/proto.js'
+import { join } from 'node:path'
+import { compressSync } from 'snappy'
+import { decodeReadResponse, encodeReadRequest, encodeWriteRequest } from '../src/ingest/metricsproto/proto.js'
 import { AUTH, fmt, median, postBodies, sql, startAdapterProcess } from './lib.js'
+import { cpuSeconds, startVictoriaMetrics, vmCount, type Peer } from './prom-peer.js'
 
 const SERIES = 10_000
 const PER_BODY = 2_000
 const ROUNDS = Number(process.env.BENCH_PROM_ROUNDS ?? 50)
+const RUNS = Number(process.env.BENCH_PROM_RUNS ?? 3)
+/** while iterating: a subset of rw,vm,lp (the figures compare all three) */
+const TARGETS = new Set((process.env.BENCH_PROM_TARGETS ?? 'rw,vm,lp').split(','))
+const CONCURRENCIES = (process.env.BENCH_PROM_CONCURRENCY ?? '1,2').split(',').map(Number)
 const READ_SAMPLES = 1_000_000
-const T0 = 1_700_000_000_000
-const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
+const SCRAPE_MS = 15_000
+/** scrape slots: one to register the series, then ROUNDS per run, RUNS runs at each of 2 concurrencies */
+const SLOTS = 1 + 2 * RUNS * ROUNDS
+/** whole minutes, the last slot an hour ago: inside any retention VictoriaMetrics is started with */
+const T0 = Math.floor((Date.now() - 3_600_000 - SLOTS * SCRAPE_MS) / 60_000) * 60_000
 const HEADERS = { 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf', 'X-Prometheus-Remote-Write-Version': '0.1.0' }
 
+export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write' | 'adapter line protocol'
+
 export interface PromBenchResult {
-  write: { target: string; concurrency: number; samples: number; samplesPerSec: number }[]
+  samples: number
+  /** samples/s and the target's CPU seconds per million samples of every run, by concurrency and target, in run order */
+  runs: { concurrency: number; target: PromTarget; samplesPerSec: number[]; cpuPerMillion: number[] }[]
   readSamples: number
   readMs: number
   peakRssMiB: number
 }
 
-/** Round r, body b: series b*2000 .. b*2000+1999 of 10,000 at T0 + r * 15 s (a scrape interval). */
-function writeBodies(): Buffer[] {
-  const labels = Array.from({ length: SERIES }, (_, i) => [
-    { name: '__name__', value: `bench_metric_${i % 100}` },
-    { name: 'instance', value: `host-${Math.floor(i / 100)}:9100` },
-    { name: 'job', value: 'node' },
-  ])
+const metricOf = (i: number): string => `bench_metric_${i % 100}`
+const instanceOf = (i: number): string => `host-${Math.floor(i / 100)}:9100`
+const valueOf = (i: number, slot: number): number => (i * 7 + slot) % 1000
+const tsOf = (slot: number): number => T0 + slot * SCRAPE_MS
+
+/** protobuf: a length-delimited field */
+function delimited(field: number, body: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([(field << 3) | 2]), varint(body.length), body])
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = []
+  while (n >= 0x80) {
+    out.push((n % 0x80) | 0x80)
+    n = Math.floor(n / 0x80)
+  }
+  out.push(n)
+  return Buffer.from(out)
+}
+
+/** Each series' labels (TimeSeries field 1), encoded once: prompb as Prometheus writes it. */
+const LABEL_BYTES: Buffer[] = Array.from({ length: SERIES }, (_, i) =>
+  Buffer.concat(
+    [['__name__', metricOf(i)], ['instance', instanceOf(i)], ['job', 'node']].map(([n, v]) =>
+      delimited(1, Buffer.concat([delimited(1, Buffer.from(n)), delimited(2, Buffer.from(v))])),
+    ),
+  ),
+)
+
+/**
+ * Scrape slots [from, from + rounds), 10,000 series each, as remote-write bodies: body b of a slot
+ * holds series b*2000 .. b*2000+1999, one sample each (as Prometheus' queue sends a scrape).
+ */
+function writeBodies(from: number, rounds: number): Buffer[] {
   const bodies: Buffer[] = []
-  for (let r = 0; r < ROUNDS; r++) {
+  const sample = Buffer.alloc(9 + 1 + 10)
+  for (let slot = from; slot < from + rounds; slot++) {
+    const ts = varint(tsOf(slot))
     for (let b = 0; b < SERIES / PER_BODY; b++) {
-      const timeseries: TimeSeries[] = []
+      const series: Buffer[] = []
       for (let i = b * PER_BODY; i < (b + 1) * PER_BODY; i++) {
-        timeseries.push({ labels: labels[i], samples: [{ value: (i * 7 + r) % 1000, timestamp: T0 + r * 15_000 }] })
+        sample[0] = 0x09
+        sample.writeDoubleLE(valueOf(i, slot), 1)
+        sample[9] = 0x10
+        ts.copy(sample, 10)
+        series.push(delimited(1, Buffer.concat([LABEL_BYTES[i], delimited(2, sample.subarray(0, 10 + ts.length))])))
       }
-      bodies.push(encodeWriteRequest({ timeseries }))
+      bodies.push(compressSync(Buffer.concat(series)))
     }
   }
   return bodies
 }
 
-async function peers(cmd: 'start' | 'stop', name: string): Promise<void> {
-  await new Promise<void>((res, rej) => {
-    const child = spawn('bash', [PEERS_SH, cmd, name], { stdio: 'ignore' })
-    child.once('error', rej)
-    child.once('exit', (code) => (code === 0 ? res() : rej(new Error(`peers.sh ${cmd} ${name} exited with ${code}`))))
-  })
+/** The same samples as line protocol (measurement = metric name, the other labels as tags, field `value`), same bodies. */
+function lineBodies(from: number, rounds: number): Buffer[] {
+  const bodies: Buffer[] = []
+  for (let slot = from; slot < from + rounds; slot++) {
+    for (let b = 0; b < SERIES / PER_BODY; b++) {
+      let text = ''
+      for (let i = b * PER_BODY; i < (b + 1) * PER_BODY; i++) {
+        text += `${metricOf(i)},instance=${instanceOf(i)},job=node value=${valueOf(i, slot)} ${tsOf(slot)}\n`
+      }
+      bodies.push(Buffer.from(text))
+    }
+  }
+  return bodies
+}
+
+/** Samples the adapter holds in slots [from, from + rounds). */
+async function countAdapter(url: string, db: string, lineProtocol: boolean, from: number, rounds: number): Promise<number> {
+  const where = `WHERE ts >= ${tsOf(from)} AND ts <= ${tsOf(from + rounds - 1)}`
+  const count = async (table: string, ts: string): Promise<number> =>
+    Number(((await sql(url, `SELECT count(*) FROM ${db}.${table} ${where.replaceAll('ts', ts)}`)) as { data: [[number]] }).data[0][0])
+  if (!lineProtocol) {
+    return count('metrics', 'ts')
+  }
+  let n = 0
+  for (let m = 0; m < 100; m++) {
+    n += await count(metricOf(m), '_ts')
+  }
+  return n
 }
 
 export async function runPromBench(log: (s: string) => void): Promise<PromBenchResult> {
   const samples = ROUNDS * SERIES
-  log(`building ${fmt(samples / PER_BODY)} remote-write bodies of ${fmt(PER_BODY)} samples (${fmt(SERIES)} series) ...`)
-  const bodies = writeBodies()
+  const result: PromBenchResult = { samples, runs: [], readSamples: READ_SAMPLES, readMs: NaN, peakRssMiB: NaN }
+  // never silently without the peer: startVictoriaMetrics throws, naming why, and the bench fails
+  const vm: Peer = await startVictoriaMetrics(log)
   const dir = mkdtempSync(join(tmpdir(), 'db-adapter-prom-'))
-  const result: PromBenchResult = { write: [], readSamples: READ_SAMPLES, readMs: NaN, peakRssMiB: NaN }
   try {
-    const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'prom.duckdb')}`, '--log.path=' + dir])
+    // (no management server: other benches' adapters may hold its fixed port)
+    const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'prom.duckdb')}`, '--log.path=' + dir, '--manager.enable=false'])
     try {
-      for (const concurrency of [1, 2]) {
-        const db = `prom${concurrency}`
-        await sql(adapter.url, `CREATE DATABASE ${db} PRECISION 'ms'`)
-        log(`remote write, concurrency ${concurrency} ...`)
-        const { seconds } = await postBodies(`${adapter.url}/metricsproto/v1/remote_write/${db}`, bodies, concurrency, { ...HEADERS, Authorization: AUTH })
-        const counted = Number(((await sql(adapter.url, `SELECT count(*) FROM ${db}.metrics`)) as { data: [[number]] }).data[0][0])
-        if (counted !== samples) {
-          throw new Error(`${db}.metrics holds ${counted} samples after writing ${samples}`)
+      const rwUrl = `${adapter.url}/metricsproto/v1/remote_write/rw`
+      const lpUrl = `${adapter.url}/lineproto/v1/write?db=lp&precision=ms&u=root&p=taosdata`
+      // this bench's samples apart from any a VictoriaMetrics at BENCH_VM_URL already holds
+      const tag = `b${process.pid}x${Date.now()}`
+      const vmUrl = `${vm.url}/api/v1/write?extra_label=bench=${tag}`
+      await sql(adapter.url, `CREATE DATABASE rw PRECISION 'ms'`)
+      await sql(adapter.url, `CREATE DATABASE lp PRECISION 'ms'`)
+      // every target registers the 10,000 series first (untimed): the runs measure a scrape's steady state
+      log(`registering ${fmt(SERIES)} series in each target ...`)
+      await postBodies(rwUrl, writeBodies(0, 1), 1, { ...HEADERS, Authorization: AUTH })
+      await postBodies(vmUrl, writeBodies(0, 1), 1, HEADERS)
+      await postBodies(lpUrl, lineBodies(0, 1), 1)
+      let slot = 1
+      for (const concurrency of CONCURRENCIES) {
+        const rw = { concurrency, target: 'adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        const peer = { concurrency, target: 'VictoriaMetrics remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        const lp = { concurrency, target: 'adapter line protocol' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        result.runs.push(rw, peer, lp)
+        for (let run = 0; run < RUNS; run++, slot += ROUNDS) {
+          log(`concurrency ${concurrency}, run ${run + 1} of ${RUNS} (${fmt(samples)} samples): adapter remote write, VictoriaMetrics, adapter line protocol ...`)
+          const bodies = writeBodies(slot, ROUNDS)
+          const lines = lineBodies(slot, ROUNDS)
+          const check = (who: string, counted: number): void => {
+            if (counted !== samples) {
+              throw new Error(`${who} holds ${counted} samples of run ${run + 1} after writing ${samples}`)
+            }
+          }
+          // CPU time of the target's process (every thread) over the timed writes: on a shared
+          // machine a steadier measure of the work per sample than the wall clock
+          const timed = async (into: PromBenchResult['runs'][number], pid: number | undefined, post: () => Promise<{ seconds: number }>): Promise<void> => {
+            const cpu = cpuSeconds(pid)
+            const { seconds } = await post()
+            into.cpuPerMillion.push(((cpuSeconds(pid) - cpu) / samples) * 1e6)
+            into.samplesPerSec.push(samples / seconds)
+          }
+          if (TARGETS.has('rw')) {
+            await timed(rw, adapter.child.pid, () => postBodies(rwUrl, bodies, concurrency, { ...HEADERS, Authorization: AUTH }))
+            check('the adapter (remote write)', await countAdapter(adapter.url, 'rw', false, slot, ROUNDS))
+          }
+          if (TARGETS.has('vm')) {
+            await timed(peer, vm.pid, () => postBodies(vmUrl, bodies, concurrency, HEADERS))
+            check('VictoriaMetrics', await vmCount(vm.url, `{bench="${tag}"}`, tsOf(slot), tsOf(slot + ROUNDS - 1), samples))
+          }
+          if (TARGETS.has('lp')) {
+            await timed(lp, adapter.child.pid, () => postBodies(lpUrl, lines, concurrency))
+            check('the adapter (line protocol)', await countAdapter(adapter.url, 'lp', true, slot, ROUNDS))
+          }
         }
-        result.write.push({ target: 'adapter', concurrency, samples, samplesPerSec: samples / seconds })
       }
 
+      if (process.env.BENCH_PROM_READ === '0') {
+        return result
+      }
       log(`remote read: one series of ${fmt(READ_SAMPLES)} samples ...`)
       await sql(adapter.url, `CREATE DATABASE promread PRECISION 'ms'`)
       const series = [{ name: '__name__', value: 'long_series' }, { name: 'job', value: 'bench' }]
@@ -87,7 +202,7 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
         readBodies.push(encodeWriteRequest({ timeseries: [{ labels: series, samples: Array.from({ length: 10_000 }, (_, j) => ({ value: (k + j) % 977, timestamp: T0 + (k + j) * 1000 })) }] }))
       }
       // a few other series, so the read has to pick its series out
-      readBodies.push(bodies[0])
+      readBodies.push(writeBodies(0, 1)[0])
       await postBodies(`${adapter.url}/metricsproto/v1/remote_write/promread`, readBodies, 2, { ...HEADERS, Authorization: AUTH })
       const query = encodeReadRequest({
         queries: [{ startMs: BigInt(T0), endMs: BigInt(T0 + READ_SAMPLES * 1000), matchers: [{ type: 0, name: '__name__', value: 'long_series' }] }],
@@ -111,21 +226,23 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
-  }
-
-  try {
-    await peers('start', 'victoria-metrics')
-    try {
-      for (const concurrency of [1, 2]) {
-        log(`VictoriaMetrics /api/v1/write, concurrency ${concurrency} ...`)
-        const { seconds } = await postBodies('http://127.0.0.1:8428/api/v1/write', bodies, concurrency, HEADERS)
-        result.write.push({ target: 'VictoriaMetrics', concurrency, samples, samplesPerSec: samples / seconds })
-      }
-    } finally {
-      await peers('stop', 'victoria-metrics').catch(() => undefined)
-    }
-  } catch (err) {
-    log(`VictoriaMetrics skipped: ${err instanceof Error ? err.message : String(err)}`)
+    await vm.stop()
   }
   return result
+}
+
+/** The table run.ts prints: per concurrency and target, median samples/s and the ratio to VictoriaMetrics'. */
+export function promTable(r: PromBenchResult): Record<string, Record<string, string>> {
+  const rows: Record<string, Record<string, string>> = {}
+  for (const run of r.runs.filter((x) => x.samplesPerSec.length > 0)) {
+    const vm = r.runs.find((x) => x.concurrency === run.concurrency && x.target === 'VictoriaMetrics remote write')
+    const m = median(run.samplesPerSec)
+    rows[`${run.target}, concurrency ${run.concurrency}`] = {
+      'median samples/s': fmt(m),
+      'x VictoriaMetrics': vm === undefined || vm.samplesPerSec.length === 0 ? '-' : fmt(m / median(vm.samplesPerSec), 2),
+      'CPU s per 1M samples': fmt(median(run.cpuPerMillion), 2),
+      runs: run.samplesPerSec.map((x) => fmt(x)).join(' '),
+    }
+  }
+  return rows
 }

@@ -9,7 +9,7 @@
 import { fmt } from './lib.js'
 import { runCardinalityBench } from './cardinality.bench.js'
 import { runPingBench, type Latency } from './ping.bench.js'
-import { runPromBench } from './prom.bench.js'
+import { promTable, runPromBench } from './prom.bench.js'
 import { runPromRealBench } from './prom-real.bench.js'
 import { runPgBench } from './postgres.bench.js'
 import { lpRunLabel, pairedAgainstFromEnv, pairedSummary, runLpBench, runLpPairedBench, runLpPeersBench } from './lineproto.bench.js'
@@ -203,11 +203,9 @@ if (selected.has('tsbsq')) {
 }
 
 if (selected.has('prom')) {
-  console.log('Prometheus remote write (bodies of 2,000 samples, 10,000 series) and remote read')
+  console.log('Prometheus remote write (bodies of 2,000 samples, 10,000 series) beside VictoriaMetrics and line protocol of the same samples, runs alternating; remote read')
   const r = await runPromBench(log)
-  console.table(
-    Object.fromEntries(r.write.map((w) => [`${w.target}, concurrency ${w.concurrency}`, { samples: fmt(w.samples), 'samples/s': fmt(w.samplesPerSec) }])),
-  )
+  console.table(promTable(r))
   log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
 }
 

@@ -75,8 +75,9 @@ export class RemoteDecodeError extends Error {
 
 /**
  * The published message definitions (remote-proto.ts), parsed once at load; field names become
- * camelCase (startTimestampMs, metricFamilyName). Decoding goes through protobufjs' generated
- * decoders; the remote-read response, the one large message this adapter writes, is built by
+ * camelCase (startTimestampMs, metricFamilyName). Remote read requests decode through protobufjs'
+ * generated decoders (and write requests in tests and benches; the write path scans the bytes
+ * itself, write-scan.ts, checked against these decoders by its tests); the remote-read response, the one large message this adapter writes, is built by
  * hand (ReadResponseBuilder below) and checked against these definitions by the unit tests.
  */
 export const remoteProtoRoot: protobuf.Root = protobuf.parse(REMOTE_PROTO, { keepCase: false }).root
@@ -154,6 +155,11 @@ function toSeries(raw: { labels?: Label[]; samples?: { value?: number; timestamp
     labels: (raw.labels ?? []).map((l) => ({ name: l.name ?? '', value: l.value ?? '' })),
     samples: (raw.samples ?? []).map((s) => ({ value: s.value ?? 0, timestamp: Number(int64(s.timestamp)) })),
   }
+}
+
+/** A remote-write body (snappy) -> the WriteRequest's bytes; decoded size capped at `maxDecoded` (0: none). */
+export function inflateWriteRequest(body: Uint8Array, maxDecoded = 0): Buffer {
+  return unsnappy(body, 'remote write', maxDecoded)
 }
 
 /** A remote-write body (snappy + WriteRequest) -> its series and samples; decoded size capped at `maxDecoded` (0: none). */

@@ -1,8 +1,8 @@
 /**
  * Prometheus remote write and remote read over the catalog and the engine.
  *
- * Write: series -> child tables of `metrics` (created in one catalog transaction when new), all
- * samples of a request in ONE `engine.writeRows` call (one transaction), NaN and ±Inf (stale
+ * Write (write.ts): series -> child tables of `metrics` (created in one catalog transaction when
+ * new), all samples of a request in ONE engine call (one transaction), NaN and ±Inf (stale
  * markers among them) stored as NULL.
  *
  * Read: the matchers select series from the catalog's cached children of `metrics` (their labels
@@ -11,42 +11,23 @@
  * JSON SQL is needed. Rows are streamed into the protobuf response as they come (bounded JS
  * memory for large reads). NULL samples are left out (Prometheus has no value for them).
  */
-import type { Storage, ChildTableSpec } from '../../sql/catalog/types.js'
-import type { ColumnDef, Precision, TableInfo } from '../../storage/td-types.js'
-import type { RowBatch } from '../../storage/types.js'
+import type { Storage } from '../../sql/catalog/types.js'
+import type { ColumnDef, Precision } from '../../storage/td-types.js'
 import { dbNotExist } from '../../td-error.js'
 import { normaliseDbName } from '../naming.js'
 import { ReadResponseBuilder } from './proto.js'
-import type { Label, ReadRequest, TimeSeries, WriteRequest } from './proto.js'
-import {
-  LABELS_TAG,
-  MAX_LABELS_JSON_BYTES,
-  METRICS_STABLE,
-  compileMatchers,
-  labelsObject,
-  seriesKey,
-  seriesTableName,
-  sortLabels,
-} from './series.js'
+import type { Label, ReadRequest } from './proto.js'
+import { LABELS_TAG, MAX_LABELS_JSON_BYTES, METRICS_STABLE, compileMatchers, sortLabels } from './series.js'
+import { SeriesCache, writeSeries, type RemoteWriteResult } from './write.js'
+import type { ScannedWrite } from './write-scan.js'
+
+export type { RemoteWriteResult } from './write.js'
 
 const COLUMNS: ColumnDef[] = [
   { name: 'ts', type: 'TIMESTAMP', length: 8 },
   { name: 'v', type: 'DOUBLE', length: 8 },
 ]
 const TAGS: ColumnDef[] = [{ name: LABELS_TAG, type: 'JSON', length: MAX_LABELS_JSON_BYTES }]
-/** one array for every batch, so the engine groups a request's thousands of series by identity */
-const WRITE_COLUMNS = ['ts', 'v']
-/** bound of the process-wide series key -> child name cache (MD5 per series is the hot cost) */
-const NAME_CACHE_MAX = 200_000
-
-export interface RemoteWriteResult {
-  series: number
-  samples: number
-  /** series that could not be stored, with the reason (the others are written) */
-  rejected: { labels: string; reason: string }[]
-  /** samples of the request not written (a rejected series loses all its samples) */
-  rejectedSamples: number
-}
 
 const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_000n }
 const INT64_MIN = -(2n ** 63n)
@@ -77,14 +58,14 @@ function checkMetricsStable(db: string, columns: ColumnDef[], tags: ColumnDef[])
 
 export interface RemoteStore {
   /** `user` creates the database when it is missing and may be created (its owner then) */
-  write(db: string, req: WriteRequest, ttl: number, user: string): Promise<RemoteWriteResult>
+  write(db: string, scan: ScannedWrite, ttl: number, user: string): Promise<RemoteWriteResult>
   /** the response body: snappy ReadResponse, one QueryResult per query */
   read(db: string, req: ReadRequest, rowLimit: number): Promise<Buffer>
 }
 
 export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolean }): RemoteStore {
   const { catalog, engine } = storage
-  const names = new Map<string, string>()
+  const cache = new SeriesCache()
 
   async function ensureWritable(db: string, user: string): Promise<Precision> {
     let info = catalog.getDatabase(db)
@@ -108,90 +89,14 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
   }
 
   return {
-    async write(rawDb, req, ttl, user) {
-      const result: RemoteWriteResult = { series: 0, samples: 0, rejected: [], rejectedSamples: 0 }
-      let sent = 0
-      const series: TimeSeries[] = []
-      for (const s of req.timeseries) {
-        if (s.samples.length > 0) {
-          sent += s.samples.length
-          series.push(s)
-        }
-      }
-      if (series.length === 0) {
+    async write(rawDb, scan, ttl, user) {
+      if (scan.count === 0) {
         // metadata-only requests (about one a minute) and empty ones: nothing to store
-        return result
+        return { series: 0, samples: 0, rejected: [], rejectedSamples: 0 }
       }
       const db = normaliseDbName(rawDb)
       const precision = await ensureWritable(db, user)
-      const perMs = TICKS_PER_MS[precision]
-      const byName = new Map<string, { series: TimeSeries[]; tid?: number }>()
-      const missing: ChildTableSpec[] = []
-      for (const s of series) {
-        const sorted = sortLabels(s.labels)
-        const key = seriesKey(sorted)
-        let name = names.get(key)
-        if (name === undefined) {
-          name = seriesTableName(key)
-          if (names.size >= NAME_CACHE_MAX) {
-            names.clear()
-          }
-          names.set(key, name)
-        }
-        const seen = byName.get(name)
-        if (seen !== undefined) {
-          seen.series.push(s)
-          continue
-        }
-        const entry: { series: TimeSeries[]; tid?: number } = { series: [s] }
-        const table = catalog.getTable(db, name)
-        if (table !== undefined) {
-          if (table.kind !== 'child' || table.stable !== METRICS_STABLE) {
-            result.rejected.push({ labels: key, reason: `table ${name} exists and is not a child table of ${METRICS_STABLE}` })
-            continue
-          }
-          entry.tid = table.tid
-        } else {
-          const labels = labelsObject(sorted)
-          if (Buffer.byteLength(JSON.stringify(labels), 'utf8') > MAX_LABELS_JSON_BYTES) {
-            result.rejected.push({ labels: key.slice(0, 200), reason: `labels are longer than ${MAX_LABELS_JSON_BYTES} bytes as JSON` })
-            continue
-          }
-          missing.push({ name, stable: METRICS_STABLE, tags: { [LABELS_TAG]: labels }, ...(ttl > 0 ? { ttl } : {}) })
-        }
-        byName.set(name, entry)
-      }
-      if (missing.length > 0) {
-        const created = catalog.createChildTables
-          ? await catalog.createChildTables(db, missing, true)
-          : await Promise.all(missing.map((m) => catalog.createChildTable(db, m.name, m.stable, m.tags, true, m.ttl)))
-        created.forEach((info: TableInfo) => {
-          const entry = byName.get(info.name)
-          if (entry !== undefined) {
-            entry.tid = info.tid
-          }
-        })
-      }
-      const batches: RowBatch[] = []
-      for (const entry of byName.values()) {
-        if (entry.tid === undefined) {
-          continue
-        }
-        const rows: unknown[][] = []
-        for (const s of entry.series) {
-          for (const sample of s.samples) {
-            rows.push([BigInt(sample.timestamp) * perMs, Number.isFinite(sample.value) ? sample.value : null])
-          }
-        }
-        batches.push({ db, table: METRICS_STABLE, tid: entry.tid, columns: WRITE_COLUMNS, rows })
-        result.series++
-        result.samples += rows.length
-      }
-      if (batches.length > 0) {
-        await engine.writeRows(batches)
-      }
-      result.rejectedSamples = sent - result.samples
-      return result
+      return writeSeries({ catalog, engine, cache }, db, precision, scan, ttl)
     },
 
     async read(rawDb, req, rowLimit) {

@@ -1,8 +1,9 @@
 /**
  * @module
  * The Prometheus remote write/read stream layer: a snappy protobuf body (bytes or a Node
- * Readable) in; a write's result, or a read's snappy ReadResponse, out. Decoding (proto.ts) stays
- * pure; the remote store (store.ts) maps series to tables.
+ * Readable) in; a write's result, or a read's snappy ReadResponse, out. Decoding stays pure (a
+ * write's bytes scanned by write-scan.ts, a read decoded by proto.ts); the remote store
+ * (store.ts, write.ts) maps series to tables.
  */
 import type { Readable } from 'node:stream'
 import type { Storage } from '../../sql/catalog/types.js'
@@ -10,8 +11,9 @@ import { requireAccess, requireIngest } from '../../sql/catalog/access.js'
 import { findDatabase } from '../../sql/catalog/find-database.js'
 import { normaliseDbName } from '../naming.js'
 import { readAll } from '../read-all.js'
-import { decodeReadRequest, decodeWriteRequest } from './proto.js'
+import { decodeReadRequest, inflateWriteRequest } from './proto.js'
 import { createRemoteStore, type RemoteStore, type RemoteWriteResult } from './store.js'
+import { scanWriteRequest } from './write-scan.js'
 
 export class RemoteStream {
   private readonly store: RemoteStore
@@ -30,7 +32,7 @@ export class RemoteStream {
    */
   async write(db: string, body: Uint8Array, ttl: number, user: string): Promise<RemoteWriteResult> {
     await this.admit(db, user, 'write')
-    return this.store.write(db, decodeWriteRequest(body, this.opts.maxDecodedSize), ttl, user)
+    return this.store.write(db, scanWriteRequest(inflateWriteRequest(body, this.opts.maxDecodedSize)), ttl, user)
   }
 
   /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
