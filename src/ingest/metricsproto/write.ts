@@ -37,6 +37,8 @@ interface SeriesTarget {
 
 /** bound of each cache below (entries), cleared whole when reached */
 const CACHE_MAX = 200_000
+/** and of the label bytes the keys hold: a memory budget of 256 MiB must not go to keys */
+const CACHE_MAX_KEY_BYTES = 16 * 2 ** 20
 /** one array for every row batch, so the engine groups a request's thousands of series by identity */
 const WRITE_COLUMNS = ['ts', 'v']
 const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_000n }
@@ -48,6 +50,8 @@ const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_0
 export class SeriesCache {
   private readonly byDb = new Map<string, Map<string, SeriesTarget>>()
   private size = 0
+  private keyBytes = 0
+  private nameBytes = 0
   readonly names = new Map<string, string>()
 
   targets(db: string): Map<string, SeriesTarget> {
@@ -60,14 +64,16 @@ export class SeriesCache {
   }
 
   remember(targets: Map<string, SeriesTarget>, key: string, target: SeriesTarget): void {
-    if (this.size >= CACHE_MAX) {
+    if (this.size >= CACHE_MAX || this.keyBytes >= CACHE_MAX_KEY_BYTES) {
       for (const m of this.byDb.values()) {
         m.clear()
       }
       this.size = 0
+      this.keyBytes = 0
     }
     if (!targets.has(key)) {
       this.size++
+      this.keyBytes += key.length
     }
     targets.set(key, target)
   }
@@ -76,10 +82,12 @@ export class SeriesCache {
     let name = this.names.get(key)
     if (name === undefined) {
       name = seriesTableName(key)
-      if (this.names.size >= CACHE_MAX) {
+      if (this.names.size >= CACHE_MAX || this.nameBytes >= CACHE_MAX_KEY_BYTES) {
         this.names.clear()
+        this.nameBytes = 0
       }
       this.names.set(key, name)
+      this.nameBytes += key.length + name.length
     }
     return name
   }
