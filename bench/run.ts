@@ -190,6 +190,7 @@ if (selected.has('tsbsq')) {
         q.type,
         {
           adapter: cell(q.ms.adapter),
+          ...(q.ms['adapter-b'] === undefined ? {} : { 'adapter B': cell(q.ms['adapter-b']), 'A / B': ratio(q.ms.adapter, q.ms['adapter-b']) }),
           'InfluxDB 1.6': cell(q.ms.influxdb),
           'vs InfluxDB': ratio(q.ms.adapter, q.ms.influxdb),
           VictoriaMetrics: cell(q.ms['victoria-metrics']),
@@ -199,7 +200,7 @@ if (selected.has('tsbsq')) {
       ]),
     ),
   )
-  log(`load at concurrency 2, s: adapter ${fmt(r.loadSeconds.adapter, 1)}, InfluxDB ${fmt(r.loadSeconds.influxdb, 1)}, VictoriaMetrics ${fmt(r.loadSeconds['victoria-metrics'], 1)}`)
+  log(`load at concurrency 2, s: adapter ${fmt(r.loadSeconds.adapter ?? 0, 1)}, InfluxDB ${fmt(r.loadSeconds.influxdb ?? 0, 1)}, VictoriaMetrics ${fmt(r.loadSeconds['victoria-metrics'] ?? 0, 1)}`)
 }
 
 if (selected.has('prom')) {

@@ -10,6 +10,8 @@
  *   BENCH_TSBSQ_HOSTS=100 BENCH_TSBSQ_HOURS=24 BENCH_TSBSQ_ROUNDS=7 BENCH_TSBSQ_SEED=37
  *   BENCH_INFLUX_URL=http://127.0.0.1:28086 BENCH_VM_URL=http://127.0.0.1:28428: peers already
  *   running (else peers.sh starts InfluxDB and VictoriaMetrics on 8086 / 8428, and stops them)
+ *   BENCH_PAIRED_B_DIR=<another checkout>: a second adapter (that build) loaded and asked the same
+ *   questions in the same rotation, for an A/B of two builds (column "adapter B")
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -26,9 +28,10 @@ const ROUNDS = Number(process.env.BENCH_TSBSQ_ROUNDS ?? 7)
 const SEED = Number(process.env.BENCH_TSBSQ_SEED ?? 37)
 const ONLY = process.env.BENCH_TSBSQ_TYPES?.split(',').map((s) => s.trim()) as QueryType[] | undefined
 const PEERS_SH = resolve(process.env.BENCH_PEERS_SH ?? '../shared/tools/peers.sh')
+const B_DIR = process.env.BENCH_PAIRED_B_DIR
 const HOUR = 3_600_000
 
-export type SystemName = 'adapter' | 'influxdb' | 'victoria-metrics'
+export type SystemName = 'adapter' | 'adapter-b' | 'influxdb' | 'victoria-metrics'
 
 export interface TsbsQueryRow {
   type: QueryType
@@ -44,13 +47,15 @@ export interface TsbsQueryResult {
   points: number
   rounds: number
   /** seconds to write every body at concurrency 2 (VictoriaMetrics: until /write acknowledged) */
-  loadSeconds: Record<SystemName, number>
+  loadSeconds: Partial<Record<SystemName, number>>
   rows: TsbsQueryRow[]
 }
 
 interface Peers {
   influx: string
   vm: string
+  /** the B build's adapter (BENCH_PAIRED_B_DIR), when given */
+  b?: string
   stop(): Promise<void>
 }
 
@@ -150,12 +155,17 @@ export async function runTsbsQueryBench(log: (s: string) => void): Promise<TsbsQ
   const dir = mkdtempSync(join(tmpdir(), 'db-adapter-tsbsq-'))
   try {
     const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'tsbsq.duckdb')}`, '--log.path=' + dir])
+    const adapterB = B_DIR === undefined ? undefined : await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'tsbsq-b.duckdb')}`, '--log.path=' + join(dir, 'b')], B_DIR)
+    if (adapterB !== undefined) {
+      peers.b = adapterB.url
+    }
     try {
       const load = await loadAll(log, adapter.url, peers, db, bodies, span, points)
       const rows = await queryRounds(log, adapter.url, peers, db, span)
       return { hosts: HOSTS, hours: HOURS, points, rounds: ROUNDS, loadSeconds: load, rows }
     } finally {
       await adapter.stop()
+      await adapterB?.stop()
       await fetch(`${peers.influx}/query`, { method: 'POST', body: new URLSearchParams({ q: `DROP DATABASE ${db}` }) }).catch(() => undefined)
       await fetch(`${peers.vm}/api/v1/admin/tsdb/delete_series?${new URLSearchParams({ 'match[]': `{db='${db}'}` }).toString()}`, { method: 'POST' }).catch(() => undefined)
     }
@@ -166,14 +176,19 @@ export async function runTsbsQueryBench(log: (s: string) => void): Promise<TsbsQ
 }
 
 /** Writes the bodies into each system (concurrency 2) and waits until each reads every point back. */
-async function loadAll(log: (s: string) => void, adapterUrl: string, peers: Peers, db: string, bodies: Buffer[], span: TsbsSpan, points: number): Promise<Record<SystemName, number>> {
-  await sql(adapterUrl, `CREATE DATABASE ${db} PRECISION 'ms'`)
-  const adapterW = await postBodies(`${adapterUrl}/lineproto/v1/write?db=${db}&precision=ns`, bodies, 2, { Authorization: AUTH })
-  const counted = Number(((await sql(adapterUrl, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }).data[0][0])
-  if (counted !== points) {
-    throw new Error(`adapter: ${counted} rows after writing ${points}`)
+async function loadAll(log: (s: string) => void, adapterUrl: string, peers: Peers, db: string, bodies: Buffer[], span: TsbsSpan, points: number): Promise<Partial<Record<SystemName, number>>> {
+  const loadAdapter = async (url: string, name: string): Promise<number> => {
+    await sql(url, `CREATE DATABASE ${db} PRECISION 'ms'`)
+    const w = await postBodies(`${url}/lineproto/v1/write?db=${db}&precision=ns`, bodies, 2, { Authorization: AUTH })
+    const counted = Number(((await sql(url, `SELECT count(*) FROM ${db}.cpu`)) as { data: [[number]] }).data[0][0])
+    if (counted !== points) {
+      throw new Error(`${name}: ${counted} rows after writing ${points}`)
+    }
+    log(`${name}: ${points.toLocaleString('en-US')} points in ${w.seconds.toFixed(1)} s`)
+    return w.seconds
   }
-  log(`adapter: ${points.toLocaleString('en-US')} points in ${adapterW.seconds.toFixed(1)} s`)
+  const adapterW = { seconds: await loadAdapter(adapterUrl, 'adapter') }
+  const adapterB = peers.b === undefined ? {} : { 'adapter-b': await loadAdapter(peers.b, 'adapter B') }
   await influxQuery(peers.influx, db, `CREATE DATABASE ${db}`)
   const influxW = await postBodies(`${peers.influx}/write?db=${db}`, bodies, 2)
   await until('InfluxDB count', async () => (await influxCount(peers.influx, db)) === points)
@@ -181,7 +196,7 @@ async function loadAll(log: (s: string) => void, adapterUrl: string, peers: Peer
   const vmW = await postBodies(`${peers.vm}/write?db=${db}`, bodies, 2)
   await until('VictoriaMetrics count', async () => (await vmCount(peers.vm, db, span)) === points)
   log(`VictoriaMetrics: in ${vmW.seconds.toFixed(1)} s`)
-  return { adapter: adapterW.seconds, influxdb: influxW.seconds, 'victoria-metrics': vmW.seconds }
+  return { adapter: adapterW.seconds, ...adapterB, influxdb: influxW.seconds, 'victoria-metrics': vmW.seconds }
 }
 
 interface Asked {
@@ -191,8 +206,8 @@ interface Asked {
 
 function ask(system: SystemName, q: TsbsQuery, adapterUrl: string, peers: Peers, db: string): Promise<Asked> | undefined {
   const summarize = (f: (b: string) => AnswerSummary) => (r: { ms: number; body: string }): Asked => ({ ms: r.ms, summary: f(r.body) })
-  if (system === 'adapter') {
-    return timed(`${adapterUrl}/rest/sql/${db}`, { method: 'POST', headers: { Authorization: AUTH }, body: q.sql }).then(summarize(adapterSummary))
+  if (system === 'adapter' || system === 'adapter-b') {
+    return timed(`${system === 'adapter' ? adapterUrl : peers.b!}/rest/sql/${db}`, { method: 'POST', headers: { Authorization: AUTH }, body: q.sql }).then(summarize(adapterSummary))
   }
   if (system === 'influxdb') {
     return influxQuery(peers.influx, db, q.influxql).then(summarize(influxSummary))
@@ -209,7 +224,7 @@ function ask(system: SystemName, q: TsbsQuery, adapterUrl: string, peers: Peers,
  * disagree with InfluxDB's stop the bench.
  */
 async function queryRounds(log: (s: string) => void, adapterUrl: string, peers: Peers, db: string, span: TsbsSpan): Promise<TsbsQueryRow[]> {
-  const systems: SystemName[] = ['adapter', 'influxdb', 'victoria-metrics']
+  const systems: SystemName[] = ['adapter', ...(peers.b === undefined ? [] : ['adapter-b' as const]), 'influxdb', 'victoria-metrics']
   const types = QUERY_TYPES.filter((t) => ONLY === undefined || ONLY.includes(t))
   const rand = seededRandom(SEED)
   const times = new Map(types.map((t) => [t, new Map<SystemName, number[]>(systems.map((s) => [s, []]))]))

@@ -9,15 +9,16 @@
  * (then their sockets are cut; src/http/drain.ts), receivers flush, storage closes, logs are
  * flushed.
  */
-import type { Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createAdaptorServer } from '@hono/node-server'
+import { getRequestListener } from '@hono/node-server'
 import { Hono } from 'hono'
 import type { MiddlewareHandler } from 'hono'
 import type { AppConfig } from './config/types.js'
 import { packageVersion } from './config/index.js'
 import { createApp } from './http/app.js'
 import { trackConnections, type ConnectionTracker } from './http/drain.js'
+import { createProbeFastPath, type ProbeFastPath } from './http/probe-fast-path.js'
 import { applyServerLimits, DEFAULT_SERVER_LIMITS } from './http/server-limits.js'
 import { createLogger } from './logger.js'
 import type { Logger, LoggerHandle } from './logger.js'
@@ -266,7 +267,9 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
       sampler.start()
     }
 
-    const listening = await listen(app, config.host, config.port, tracing, config.http.maxConnections)
+    // probes skip Hono (same answer, headers, metrics); with tracing on they go through it for their spans
+    const probe = tracing ? undefined : createProbeFastPath({ logger, metrics, gate, ...(storageHealthy ? { storageHealthy } : {}), ...(storageFatal ? { storageFatal } : {}) })
+    const listening = await listen(app, config.host, config.port, tracing, config.http.maxConnections, probe)
     server = listening
     const port = (listening.address() as AddressInfo).port
     const url = `http://${clientHost(config.host)}:${port}`
@@ -422,8 +425,18 @@ function guarded(module: Hono, middleware: MiddlewareHandler[], tracing: boolean
   return outer
 }
 
-function listen(app: Hono, host: string, port: number, tracing = false, maxConnections = 0): Promise<Server> {
-  const server = createAdaptorServer({ fetch: tracing ? tracedFetch(app.fetch) : app.fetch }) as Server
+function listen(app: Hono, host: string, port: number, tracing = false, maxConnections = 0, probe?: ProbeFastPath): Promise<Server> {
+  // what createAdaptorServer does, with the probe fast path in front of Hono's listener
+  const listener = getRequestListener(tracing ? tracedFetch(app.fetch) : app.fetch)
+  const server = createServer(
+    probe === undefined
+      ? listener
+      : (req, res) => {
+          if (!probe(req, res, () => void listener(req, res))) {
+            void listener(req, res)
+          }
+        },
+  )
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
   trackers.set(server, trackConnections(server))
   // request/headers timeouts, http.maxConnections, JSON answers to parser errors (431, 400, 408)

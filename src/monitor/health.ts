@@ -21,22 +21,36 @@ export interface HealthDeps {
   storageFatal?: () => Promise<string | undefined>
 }
 
-export function createHealthRoutes({ gate, storageHealthy, storageFatal }: HealthDeps): Hono {
+/** `/-/ping`'s status (`action=query` when `query`); synchronous unless storage must be asked. */
+export function pingStatus({ gate, storageHealthy }: HealthDeps, query: boolean): number | Promise<number> {
+  if (gate.draining || (query ? gate.queryPaused() : gate.allPaused())) {
+    return 503
+  }
+  if (query && storageHealthy !== undefined) {
+    return storageHealthy().then((ok) => (ok ? 200 : 503))
+  }
+  return 200
+}
+
+/** `/-/live`'s status; synchronous when there is no storage check. */
+export function liveStatus({ storageFatal }: HealthDeps): number | Promise<number> {
+  if (storageFatal === undefined) {
+    return 200
+  }
+  return storageFatal().then((fatal) => (fatal === undefined ? 200 : 503))
+}
+
+export function createHealthRoutes(deps: HealthDeps): Hono {
   const app = new Hono()
 
   app.get('/-/ping', async function ping(c) {
-    const query = c.req.query('action') === 'query'
-    const refused =
-      gate.draining ||
-      (query ? gate.queryPaused() : gate.allPaused()) ||
-      (query && storageHealthy !== undefined && !(await storageHealthy()))
+    const status = await pingStatus(deps, c.req.query('action') === 'query')
     // Empty body, no content type, explicit length 0 (as the original): status only.
-    return c.body(null, refused ? 503 : 200, EMPTY)
+    return c.body(null, status as 200 | 503, EMPTY)
   })
 
   app.get('/-/live', async function live(c) {
-    const fatal = storageFatal === undefined ? undefined : await storageFatal()
-    return c.body(null, fatal === undefined ? 200 : 503, EMPTY)
+    return c.body(null, (await liveStatus(deps)) as 200 | 503, EMPTY)
   })
 
   return app

@@ -5,7 +5,7 @@ import { TD, TdError } from '../td-error.js'
 import type { SqlResult } from '../sql/result.js'
 import { isFailure, problems, respond, sqlProblem } from '../http/error-table.js'
 import '../http/context.js'
-import { acceptsGzip } from '../http/middleware/gzip.js'
+import { acceptsGzip, GZIP_MIN_BYTES } from '../http/middleware/gzip.js'
 import { execBody, JSON_CONTENT_TYPE } from './encode/bodies.js'
 import { encodeQueryBody } from './encode/query-body.js'
 import { parseReqId, parseTz } from './params.js'
@@ -220,10 +220,16 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
   // gzip is done by the encoder, part by part where each part is encoded (src/http/gzip-parts.ts);
   // the Content-Encoding set here makes the gzip middleware leave the body alone
   const gzip = acceptsGzip(c.req.header('Accept-Encoding'))
+  let plain = false
   const parts = encodeQueryBody(result, {
     tz: tz.tz,
     rowLimit: deps.config.restfulRowLimit,
     gzip,
+    // below the gzip middleware's threshold a small answer goes out plain, as any other small body
+    gzipMinBytes: GZIP_MIN_BYTES,
+    onPlain: () => {
+      plain = true
+    },
     ...(deps.encodeOffload ? { offload: deps.encodeOffload } : {}),
   })
   // The first engine chunk is fetched before the status line is sent, so errors raised when the
@@ -247,11 +253,15 @@ export async function handleSql(c: Context, deps: RestDeps): Promise<Response> {
     return jsonText('', 500)
   }
   const headers: Record<string, string> = { 'Content-Type': JSON_CONTENT_TYPE, Vary: 'Accept-Encoding' }
-  if (gzip) {
+  if (gzip && !plain) {
     headers['Content-Encoding'] = 'gzip'
   }
   if (second.done === true) {
     done()
+    if (plain) {
+      // with its length, so the gzip middleware leaves it alone (below its threshold)
+      headers['Content-Length'] = String(first.value.byteLength)
+    }
     return new Response(first.value, { status: 200, headers })
   }
   const pending = [first.value, second.value]

@@ -12,6 +12,9 @@ export interface GzipOptions {
   threshold?: number
 }
 
+/** smallest body worth compressing, by default (the /rest/sql encoder uses it too) */
+export const GZIP_MIN_BYTES = 1024
+
 const NO_TRANSFORM = /(?:^|,)\s*no-transform\s*(?:,|$)/i
 const VARY_ACCEPT_ENCODING = /(?:^|,)\s*accept-encoding\s*(?:,|$)/i
 
@@ -34,7 +37,7 @@ export function acceptsGzip(header: string | undefined): boolean {
  */
 export function gzip(options: GzipOptions = {}): MiddlewareHandler {
   const level = options.level ?? GZIP_LEVEL
-  const threshold = options.threshold ?? 1024
+  const threshold = options.threshold ?? GZIP_MIN_BYTES
   return async function gzip(c, next) {
     await next()
     const res = c.res

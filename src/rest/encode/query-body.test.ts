@@ -317,6 +317,31 @@ describe('encodeQueryBody with an encode worker', () => {
     expect(JSON.parse(await body(NUMERIC_COLUMNS, [], { rowLimit: -1, gzip: true })).rows).toBe(0)
   })
 
+  it('yields a whole body under gzipMinBytes plain (onPlain called), a larger one gzipped', async () => {
+    const encode = async (rows: number): Promise<{ bytes: Buffer; plain: boolean }> => {
+      let plain = false
+      const parts: Uint8Array[] = []
+      const result: Extract<SqlResult, { kind: 'rows' }> = {
+        kind: 'rows',
+        columns: [{ name: 'b', type: 'BIGINT', length: 8 }],
+        precision: 'ms',
+        rows: (async function* () {
+          yield Array.from({ length: rows }, (_, i) => [i])
+        })(),
+      }
+      for await (const part of encodeQueryBody(result, { rowLimit: -1, gzip: true, gzipMinBytes: 1024, onPlain: () => (plain = true) })) {
+        parts.push(part)
+      }
+      return { bytes: Buffer.concat(parts), plain }
+    }
+    const small = await encode(3)
+    expect(small.plain).toBe(true)
+    expect(JSON.parse(small.bytes.toString('utf8'))).toEqual({ code: 0, column_meta: [['b', 'BIGINT', 8]], data: [[0], [1], [2]], rows: 3 })
+    const large = await encode(1000)
+    expect(large.plain).toBe(false)
+    expect(JSON.parse(gunzipSync(large.bytes).toString('utf8')).rows).toBe(1000)
+  })
+
   it('cuts at the row limit inside an offloaded chunk', async () => {
     offload = createRowsOffload(logger)
     const chunks = numericChunks(4)

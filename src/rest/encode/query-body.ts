@@ -78,6 +78,12 @@ interface EncodeOptions {
    * the worker for offloaded chunks) and the parts form one gzip member (src/http/gzip-parts.ts)
    */
   gzip?: boolean
+  /**
+   * with `gzip`: a whole body smaller than this, not begun yet when it ends, is yielded plain
+   * (deflating a few hundred bytes costs more than it saves) and `onPlain` is called first
+   */
+  gzipMinBytes?: number
+  onPlain?: () => void
 }
 
 /** A chunk handed to the offload: its bytes once they are back (or the chunk again, on failure). */
@@ -214,6 +220,12 @@ export async function* encodeQueryBody(
   }
   queue.length = 0
   out.text(`],"rows":${sent}}`)
+  if (gz !== undefined && header !== undefined && out.length < (opts.gzipMinBytes ?? 0)) {
+    // nothing went out yet (the gzip header goes with the first part): the whole body is this
+    opts.onPlain?.()
+    yield out.take()
+    return
+  }
   const last = wire(seal(out))
   yield gz === undefined ? last : Buffer.concat([last, gz.trailer()])
 }
