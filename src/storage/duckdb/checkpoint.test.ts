@@ -102,6 +102,31 @@ describe('DuckDB checkpoints', () => {
     }
   })
 
+  it('are taken once writes have gone quiet with a megabyte or more in the WAL, and not while they go on', async () => {
+    const file = join(dir, 'idle.duckdb')
+    const engine = await DuckDBEngine.open(file, { checkpointIdleMs: 600 })
+    try {
+      await engine.exec('CREATE SCHEMA td_c')
+      await engine.exec('CREATE TABLE td_c.t (_tid INTEGER, ts BIGINT, v DOUBLE)')
+      let next = 0
+      // writes closer together than the idle time: no checkpoint, far below the 16 MiB threshold
+      while (walSize(file) < 1024 * 1024) {
+        next = await append(engine, next, 1)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      expect(engine.checkpointStats()?.done).toBe(0)
+      expect(await until(() => engine.checkpointStats()?.done === 1, 5000)).toBe(true)
+      expect(walSize(file)).toBeLessThan(1024 * 1024)
+      expect(await engine.query('SELECT count(*) FROM td_c.t')).toEqual([[BigInt(next)]])
+      // a small WAL is left for the next writes
+      next = await append(engine, next, 1)
+      await new Promise((r) => setTimeout(r, 1500))
+      expect(engine.checkpointStats()?.done).toBe(1)
+    } finally {
+      await engine.close()
+    }
+  })
+
   it('leave in-memory databases alone', async () => {
     const engine = await DuckDBEngine.open(':memory:', { checkpointWalBytes: 1 })
     try {

@@ -39,6 +39,12 @@ const LOCKED_RETRY_MS = 1000
 const MAX_ROUNDS = 4
 /** how often a checkpoint held back by reads looks again at the WAL and the pool */
 const PIN_POLL_MS = 200
+/**
+ * Writes quiet this long with at least IDLE_WAL_BYTES in the WAL: checkpoint anyway. Rows still
+ * in the WAL made a TSBS query ~30% slower (bench/README.md) and a restart replays them.
+ */
+export const CHECKPOINT_IDLE_MS = 5000
+const IDLE_WAL_BYTES = 1024 * 1024
 
 /** what the engine's checkpoints did since start (/metrics and the log) */
 interface CheckpointCounts {
@@ -63,6 +69,9 @@ export class Checkpointer {
   private poolFraction = 0
   /** no checkpoint before this time (ms): one was held back by something the engine does not track */
   private notBefore = 0
+  /** when the last write ended (ms), and the timer that looks for writes gone quiet */
+  private lastWrite = 0
+  private idleTimer: NodeJS.Timeout | undefined
 
   constructor(
     private readonly writeLock: Mutex,
@@ -77,6 +86,8 @@ export class Checkpointer {
     private readonly reads: OpenReads,
     /** a checkpoint failed, or reads were cancelled for one: the reason, for the log (otherwise only counted) */
     private readonly onFailure?: (what: string, err: unknown) => void,
+    /** see CHECKPOINT_IDLE_MS (tests: shorter) */
+    private readonly idleMs = CHECKPOINT_IDLE_MS,
   ) {}
 
   /** A table was created (or altered): enough of them make a checkpoint due. */
@@ -119,10 +130,12 @@ export class Checkpointer {
    * runs on the write connection after the writes queued before it. Writers do not wait for it.
    */
   checkpointIfDue(): void {
-    if (this.walPath === undefined || this.checkpointing !== undefined || this.isClosed()) {
+    if (this.walPath === undefined || this.isClosed()) {
       return
     }
-    if (Date.now() < this.notBefore) {
+    this.lastWrite = Date.now()
+    this.idleTimer ??= setTimeout(() => this.whenIdle(), this.idleMs).unref()
+    if (this.checkpointing !== undefined || Date.now() < this.notBefore) {
       return
     }
     const size = this.walBytes()
@@ -130,6 +143,26 @@ export class Checkpointer {
     if (!this.urgent && !poolFilling && size < this.walBars.due && this.touched.size < CHECKPOINT_TABLES && this.created < CHECKPOINT_NEW_TABLES) {
       return
     }
+    this.start()
+  }
+
+  /** The idle timer: writes quiet for idleMs with something worth a checkpoint in the WAL. */
+  private whenIdle(): void {
+    this.idleTimer = undefined
+    if (this.isClosed()) {
+      return
+    }
+    const quiet = Date.now() - this.lastWrite
+    if (quiet < this.idleMs) {
+      this.idleTimer = setTimeout(() => this.whenIdle(), this.idleMs - quiet).unref()
+      return
+    }
+    if (this.checkpointing === undefined && Date.now() >= this.notBefore && this.walBytes() >= IDLE_WAL_BYTES) {
+      this.start()
+    }
+  }
+
+  private start(): void {
     this.checkpointing = this.checkpoint()
       .catch((err: unknown) => {
         // e.g. the pool was full: a later write tries again

@@ -33,6 +33,8 @@ interface DuckDBEngineOptions {
   checkpointWalBytes?: number
   /** a checkpoint failed (it is tried again after a later write): for the log */
   onBackgroundFailure?: (what: string, err: unknown) => void
+  /** writes quiet this long checkpoint a WAL of 1 MiB or more; default CHECKPOINT_IDLE_MS (tests: shorter) */
+  checkpointIdleMs?: number
 }
 
 /** DuckDB's memory_limit text ("89.0 MiB", "1.2 GiB") in bytes */
@@ -109,12 +111,13 @@ export class DuckDBEngine implements Engine {
     /** memory_limit in bytes */
     limitBytes: number,
     onBackgroundFailure: ((what: string, err: unknown) => void) | undefined,
+    checkpointIdleMs: number | undefined,
   ) {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
     const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
-    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, onBackgroundFailure)
+    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, onBackgroundFailure, checkpointIdleMs)
     this.poolWatch = new PoolWatch(limitBytes, overdue)
   }
 
@@ -138,6 +141,7 @@ export class DuckDBEngine implements Engine {
       memoryLimit,
       parseSize(String(limit)),
       opts.onBackgroundFailure,
+      opts.checkpointIdleMs,
     )
   }
 
