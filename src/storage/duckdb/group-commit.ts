@@ -146,9 +146,10 @@ export class ColumnGroups {
  * earlier members and this member's earlier batches)? Their targets if so; undefined when a
  * table lacks a column or a row is a rewrite or older (the caller then takes the rows path).
  */
-async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: ColumnBatch[], bounds: GroupBounds): Promise<ColumnTarget[] | undefined> {
+async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: ColumnBatch[], bounds: GroupBounds | undefined): Promise<ColumnTarget[] | undefined> {
   const targets: ColumnTarget[] = []
-  const own = new GroupBounds(bounds)
+  // (a member of one batch, first in its group, is checked against the stored bounds alone)
+  const own = batches.length > 1 ? new GroupBounds(bounds) : bounds
   for (const b of batches) {
     const schema = duckdbDialect.schemaName(b.db)
     const info = await tables.targetInfo(conn, schema, b.table)
@@ -157,14 +158,16 @@ async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: 
     }
     const newest = await tables.newestOf(conn, schema, b.table, b.columns[0], true)
     for (let k = 0; k < b.tids.length; k++) {
-      const stored = own.get(newest, b.tids[k])
+      const stored = own !== undefined ? own.get(newest, b.tids[k]) : newest.get(b.tids[k])
       if (stored !== undefined && !(b.first[k] > stored)) {
         // a rewrite or an older row: the rows path stages and overwrites
         return undefined
       }
     }
     const t = { b, schema, names: info.names, newest }
-    own.raise([t])
+    if (batches.length > 1) {
+      own?.raise([t])
+    }
     targets.push(t)
   }
   return targets
@@ -223,16 +226,20 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
     }
     return
   }
-  const bounds = new GroupBounds()
+  // what the accepted members raised, for the members after them
+  let bounds: GroupBounds | undefined
   const planned: { m: GroupMember; targets: ColumnTarget[] }[] = []
-  for (const m of members) {
+  for (const [i, m] of members.entries()) {
     try {
       const targets = await planColumns(host.tables, conn, m.batches, bounds)
       if (targets === undefined) {
         m.resolve(undefined)
         continue
       }
-      bounds.raise(targets)
+      if (i < members.length - 1) {
+        bounds ??= new GroupBounds()
+        bounds.raise(targets)
+      }
       planned.push({ m, targets })
     } catch (err) {
       m.reject(host.failed(err))
@@ -263,7 +270,7 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
   for (const { m } of planned) {
     try {
       // planned again: the failed transaction dropped the cached bounds (committed)
-      const targets = await planColumns(host.tables, conn, m.batches, new GroupBounds())
+      const targets = await planColumns(host.tables, conn, m.batches, undefined)
       if (targets === undefined) {
         m.resolve(undefined)
         continue
