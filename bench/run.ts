@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Each section runs the real adapter
  * process beside a floor (the same work done directly in the backend).
- * Select sections with BENCH=sql,join,lp,tsbs,tsbsq,prom,promreal,lp-peers,lp-paired,ping,pg,card,telnet,statsd (default: sql,join,lp,tsbs,tsbsq,prom,promreal,ping,pg,card,telnet,statsd; pg needs
+ * Select sections with BENCH=sql,join,lp,tsbs,tsbsq,prom,promreal,lp-peers,lp-paired,ping,pg,card,telnet,statsd,group (default: sql,join,lp,tsbs,tsbsq,prom,promreal,ping,pg,card,telnet,statsd; pg needs
  * Docker or BENCH_PG_URL; lp-peers and tsbsq need InfluxDB and VictoriaMetrics from ../shared/tools/peers.sh (tsbsq fails without them), lp-paired InfluxDB;
  * BENCH_PAIRED_ROUNDS sets lp-paired's rounds, default 5; BENCH_PAIRED_B_DIR / BENCH_PAIRED_B_ARGS pair
  * the adapter with a second adapter, another checkout or other flags, instead of InfluxDB).
@@ -9,6 +9,7 @@
 import { fmt } from './lib.js'
 import { runCardinalityBench } from './cardinality.bench.js'
 import { runPingBench, type Latency } from './ping.bench.js'
+import { groupTable, runGroupCommitBench } from './group-commit.bench.js'
 import { promTable, runPromBench } from './prom.bench.js'
 import { runPromRealBench } from './prom-real.bench.js'
 import { runPgBench } from './postgres.bench.js'
@@ -208,6 +209,11 @@ if (selected.has('prom')) {
   const r = await runPromBench(log)
   console.table(promTable(r))
   log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
+}
+
+if (selected.has('group')) {
+  console.log('group commit: concurrent appendColumns calls of 2,000 rows into a DuckDB file (engine only, runs alternating between builds)')
+  console.table(groupTable(runGroupCommitBench(log)))
 }
 
 if (selected.has('promreal')) {

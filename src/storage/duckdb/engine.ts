@@ -6,7 +6,7 @@ import type { Dialect } from '../dialect.js'
 import { isDatabaseInvalidated, StorageUnavailableError } from '../errors.js'
 import { groupBatches } from '../write-groups.js'
 import { Mutex } from '../../mutex.js'
-import { appendColumnBatch } from './append-columns.js'
+import { ColumnGroups, writeColumnGroup } from './group-commit.js'
 import { appendAll } from './append-rows.js'
 import { FLUSH_ROWS } from './appender.js'
 import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD, POOL_CHECKPOINT_FRACTION } from './checkpoint.js'
@@ -16,7 +16,6 @@ import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
 import { streamOn, watchAbort, whenAborted } from './stream.js'
 import { requireColumns, sourcesFor, TableCache } from './tables.js'
-import type { Newest } from './tables.js'
 import { RowWriter } from './write-rows.js'
 
 interface DuckDBEngineOptions {
@@ -97,6 +96,17 @@ export class DuckDBEngine implements Engine {
   /** reads open on the pool's connections (a checkpoint waits for those that would make it fail) */
   private readonly reads = new OpenReads()
   private readonly poolWatch: PoolWatch
+  /** appendColumns calls waiting for the write lock, committed together */
+  private readonly columnGroups = new ColumnGroups(this.writeLock, (members) =>
+    writeColumnGroup({
+      closed: () => this.closed,
+      tables: this.tables,
+      conn: this.writeConn,
+      admit: (c) => this.admitWrite(c),
+      committed: (fn) => this.committed(fn),
+      failed: (err) => this.noteWriteFailure(err),
+    }, members),
+  )
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -226,11 +236,16 @@ export class DuckDBEngine implements Engine {
 
   /** A write that failed for want of pool memory makes a checkpoint due at once (see Checkpointer.memoryFull). */
   private writeFailed(err: unknown): never {
+    throw this.noteWriteFailure(err)
+  }
+
+  /** writeFailed without the throw: err, noted */
+  private noteWriteFailure(err: unknown): unknown {
     if (/(failed to|could not) (allocate|pin) /.test(String(err))) {
       this.checkpointer.memoryFull()
       this.checkpointer.checkpointIfDue()
     }
-    throw err
+    return err
   }
 
   /** Runs fn on the write connection: inside the current transaction, or under the write lock. */
@@ -428,43 +443,7 @@ export class DuckDBEngine implements Engine {
       return 0
     }
     this.checkpointer.noteTables(live.map((b) => `${this.dialect.schemaName(b.db)}.${b.table}`))
-    const n = await this.writeLock.run(async () => {
-      const conn = this.writeConn
-      await this.admitWrite(conn)
-      const targets: { b: ColumnBatch; schema: string; names: string[]; newest: Newest }[] = []
-      for (const b of live) {
-        const schema = this.dialect.schemaName(b.db)
-        const info = await this.tables.targetInfo(conn, schema, b.table)
-        if (!info.names.includes('_tid') || b.columns.some((c) => !info.names.includes(c))) {
-          return undefined
-        }
-        const newest = await this.tables.newestOf(conn, schema, b.table, b.columns[0], true)
-        for (let k = 0; k < b.tids.length; k++) {
-          const stored = newest.get(b.tids[k])
-          if (stored !== undefined && !(b.first[k] > stored)) {
-            // a rewrite or an older row: the rows path stages and overwrites
-            return undefined
-          }
-        }
-        targets.push({ b, schema, names: info.names, newest })
-      }
-      const appendEach = async (c: DuckDBConnection): Promise<number> => {
-        let written = 0
-        for (const t of targets) {
-          written += await appendColumnBatch(await c.createAppender(t.b.table, t.schema), t.names, t.b)
-        }
-        return written
-      }
-      // always in BEGIN ... COMMIT: an appender closed alone commits inside closeSync, WAL write
-      // and fsync on the main thread (p50 2.4, p99 19, max 71 ms a 5000-line write; bench/README.md)
-      const written = await this.committed(appendEach)
-      for (const { b, newest } of targets) {
-        for (let k = 0; k < b.tids.length; k++) {
-          newest.set(b.tids[k], b.last[k])
-        }
-      }
-      return written
-    }).catch((err: unknown) => this.writeFailed(err))
+    const n = await this.columnGroups.submit(live)
     if (n !== undefined) {
       this.checkpointer.checkpointIfDue()
     }
@@ -524,6 +503,11 @@ export class DuckDBEngine implements Engine {
   /** the WAL and the engine's checkpoints since start (/metrics); undefined in memory */
   checkpointStats(): { walBytes: number; done: number; failed: number; readsCancelled: number } | undefined {
     return this.checkpointer.checkpointStats()
+  }
+
+  /** appendColumns group commit: groups written and the calls they took */
+  groupCommitStats(): { groups: number; members: number } {
+    return { ...this.columnGroups.stats }
   }
 
   /** the read-connection pool (writes have one connection of their own) */
