@@ -29,7 +29,7 @@ import { createBuildInfo, createHttpMetrics } from './monitor/metrics.js'
 import type { HttpMetrics } from './monitor/metrics.js'
 import { createMonitorGauges, createResourceProbe, createSampler } from './monitor/sampler.js'
 import type { Sampler } from './monitor/sampler.js'
-import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './monitor/storage-metrics.js'
+import { createStorageGroupCommitMetrics, createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './monitor/storage-metrics.js'
 import { nameSpanByRoute, tracedFetch, traceStorage } from './monitor/tracing.js'
 import { createMetricsWriter, monitorIdentity } from './monitor/write-to-db.js'
 import type { MetricsWriter } from './monitor/write-to-db.js'
@@ -190,6 +190,7 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     createStoragePoolMetrics(metrics.registry, storage.engine)
     createStorageWalMetrics(metrics.registry, storage.engine)
     createStorageMemoryMetrics(metrics.registry, storage.engine)
+    createStorageGroupCommitMetrics(metrics.registry, storage.engine)
     // the /rest handlers write the HTTP SQL log themselves (with passwords redacted)
     const cores = usableCores(opts.cgroupRoot ?? '/')
     // a second core encodes large query results beside the main thread (none to share on one core)

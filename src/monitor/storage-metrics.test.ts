@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { DuckDBEngine } from '../storage/duckdb/engine.js'
-import { createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './storage-metrics.js'
+import { createStorageGroupCommitMetrics, createStorageMemoryMetrics, createStoragePoolMetrics, createStorageUpMetric, createStorageWalMetrics } from './storage-metrics.js'
 import type { PoolStats } from './storage-metrics.js'
 
 describe('createStoragePoolMetrics', () => {
@@ -50,6 +50,41 @@ describe('createStorageWalMetrics', () => {
     expect(createStorageWalMetrics(registry, { checkpointStats: () => undefined })).toBe(false)
     expect(createStorageWalMetrics(registry, { poolStats: () => ({ total: 1, idle: 1, waiting: 0 }) })).toBe(false)
     expect(await registry.metrics()).not.toContain('db_adapter_storage_wal')
+  })
+})
+
+describe('createStorageGroupCommitMetrics', () => {
+  it('reads the group commits and the writes they carried at scrape time', async () => {
+    const registry = new Registry()
+    const stats = { groups: 0, members: 0 }
+    expect(createStorageGroupCommitMetrics(registry, { groupCommitStats: () => ({ ...stats }) })).toBe(true)
+    expect(await registry.metrics()).toContain('db_adapter_storage_group_commits_total 0')
+    Object.assign(stats, { groups: 4, members: 9 })
+    const text = await registry.metrics()
+    expect(text).toContain('db_adapter_storage_group_commits_total 4')
+    expect(text).toContain('db_adapter_storage_group_commit_writes_total 9')
+  })
+
+  it('counts the DuckDB engine\'s own, and registers nothing for an engine without them', async () => {
+    const engine = await DuckDBEngine.open(':memory:')
+    try {
+      await engine.exec('CREATE SCHEMA td_gm')
+      await engine.exec('CREATE TABLE td_gm.t (_tid INTEGER, ts BIGINT, v DOUBLE)')
+      const registry = new Registry()
+      expect(createStorageGroupCommitMetrics(registry, engine)).toBe(true)
+      const n = await engine.appendColumns([{
+        db: 'gm', table: 't', columns: ['ts', 'v'], count: 2,
+        tids: Int32Array.of(1), starts: Int32Array.of(0, 2), ts: BigInt64Array.of(1n, 2n),
+        values: [Float64Array.of(0.5, 1.5)], valid: [undefined], first: [1n], last: [2n],
+      }])
+      expect(n).toBe(2)
+      const text = await registry.metrics()
+      expect(text).toContain('db_adapter_storage_group_commits_total 1')
+      expect(text).toContain('db_adapter_storage_group_commit_writes_total 1')
+    } finally {
+      await engine.close()
+    }
+    expect(createStorageGroupCommitMetrics(new Registry(), { poolStats: () => ({ total: 1, idle: 1, waiting: 0 }) })).toBe(false)
   })
 })
 

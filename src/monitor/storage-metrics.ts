@@ -10,6 +10,7 @@
  * A DuckDB file database also reports its write-ahead log (`checkpointStats()`):
  *  - `db_adapter_storage_wal_bytes`: the WAL's size now;
  *  - `db_adapter_storage_checkpoints_total{result="done"|"failed"}`: the engine's checkpoints.
+ * and its group commits (`groupCommitStats()`).
  */
 import { Counter, Gauge } from 'prom-client'
 import type { Registry } from 'prom-client'
@@ -113,6 +114,42 @@ export function createStorageWalMetrics(registry: Registry, engine: unknown): bo
     collect() {
       this.reset()
       this.inc(read().readsCancelled ?? 0)
+    },
+  })
+  return true
+}
+
+interface GroupCommitStatsSource {
+  groupCommitStats(): { groups: number; members: number }
+}
+
+/**
+ * `db_adapter_storage_group_commits_total` and `db_adapter_storage_group_commit_writes_total`:
+ * commits of grouped column appends and the writes they carried (DuckDB's group commit). Their
+ * ratio is the writes a commit served: 1 while writes do not overlap. False for other engines.
+ */
+export function createStorageGroupCommitMetrics(registry: Registry, engine: unknown): boolean {
+  const source = engine as Partial<GroupCommitStatsSource> | null
+  if (typeof source?.groupCommitStats !== 'function') {
+    return false
+  }
+  const read = (source as GroupCommitStatsSource).groupCommitStats.bind(source)
+  new Counter({
+    name: 'db_adapter_storage_group_commits_total',
+    help: 'Commits of the embedded database that carried grouped column writes (line protocol lane, remote write)',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(read().groups)
+    },
+  })
+  new Counter({
+    name: 'db_adapter_storage_group_commit_writes_total',
+    help: 'Column writes committed in those commits; divided by db_adapter_storage_group_commits_total, the writes a commit served',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(read().members)
     },
   })
   return true
