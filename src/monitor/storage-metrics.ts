@@ -107,16 +107,23 @@ export function createStorageWalMetrics(registry: Registry, engine: unknown): bo
       this.inc({ result: 'failed' }, s.failed)
     },
   })
+  engineTotal(registry, 'db_adapter_storage_reads_cancelled_total',
+    'Queries of the embedded database the adapter cancelled because they held back a checkpoint that could not wait (write-ahead log or memory nearly full)',
+    () => read().readsCancelled ?? 0)
+  return true
+}
+
+/** A counter whose total the engine keeps: shown as it is at scrape time. */
+function engineTotal(registry: Registry, name: string, help: string, total: () => number): void {
   new Counter({
-    name: 'db_adapter_storage_reads_cancelled_total',
-    help: 'Queries of the embedded database the adapter cancelled because they held back a checkpoint that could not wait (write-ahead log or memory nearly full)',
+    name,
+    help,
     registers: [registry],
     collect() {
       this.reset()
-      this.inc(read().readsCancelled ?? 0)
+      this.inc(total())
     },
   })
-  return true
 }
 
 interface GroupCommitStatsSource {
@@ -134,24 +141,12 @@ export function createStorageGroupCommitMetrics(registry: Registry, engine: unkn
     return false
   }
   const read = (source as GroupCommitStatsSource).groupCommitStats.bind(source)
-  new Counter({
-    name: 'db_adapter_storage_group_commits_total',
-    help: 'Commits of the embedded database that carried grouped column writes (line protocol lane, remote write)',
-    registers: [registry],
-    collect() {
-      this.reset()
-      this.inc(read().groups)
-    },
-  })
-  new Counter({
-    name: 'db_adapter_storage_group_commit_writes_total',
-    help: 'Column writes committed in those commits; divided by db_adapter_storage_group_commits_total, the writes a commit served',
-    registers: [registry],
-    collect() {
-      this.reset()
-      this.inc(read().members)
-    },
-  })
+  engineTotal(registry, 'db_adapter_storage_group_commits_total',
+    'Commits of the embedded database that carried grouped column writes (line protocol lane, remote write)',
+    () => read().groups)
+  engineTotal(registry, 'db_adapter_storage_group_commit_writes_total',
+    'Column writes committed in those commits; divided by db_adapter_storage_group_commits_total, the writes a commit served',
+    () => read().members)
   return true
 }
 
