@@ -119,6 +119,9 @@ function whereContext(shape: QueryShape, env: PlanEnv, w: SqlWriter, whereScope:
 function whereConditions(shape: QueryShape, whereCtx: CompileCtx): string[] {
   const { stmt, src, items } = shape
   const whereParts = [...(src?.baseWhere ?? [])]
+  if (shape.tidWhere !== undefined) {
+    whereParts.push(shape.tidWhere)
+  }
   if (stmt.where !== undefined) {
     const c = compile(stmt.where, whereCtx)
     whereParts.push(c.sql)
