@@ -146,6 +146,18 @@ describe('tag equalities resolved to child ids (HTTP, DuckDB)', () => {
     ])
   })
 
+  it('answers the same with long lists (an unnested join of child ids)', async () => {
+    await ok(`create stable ${DB}.many (ts timestamp, v int) tags (k int, name nchar(10))`)
+    const inserts = Array.from({ length: 90 }, (_v, n) => `${DB}.m${n} using ${DB}.many tags (${n % 3}, 'n${n}') values (${T0 + n}, ${n})`)
+    await ok(`insert into ${inserts.join(' ')}`)
+    const names = Array.from({ length: 80 }, (_v, n) => `'n${n}'`).join(', ')
+    const tables = Array.from({ length: 80 }, (_v, n) => `'m${n}'`).join(', ')
+    const many = (w: string): string => `select count(*), sum(v) from ${DB}.many where ${w}`
+    expect((await same(many, `name in (${names})`)).data).toEqual([[80, (79 * 80) / 2]])
+    expect((await same(many, `tbname in (${tables}) and k = 0`)).data).toEqual([[27, 3 * ((26 * 27) / 2)]])
+    await same((w) => `select _wstart, count(*) from ${DB}.many where ${w} interval(10a)`, `name in (${names})`)
+  })
+
   it('follows ALTER TABLE SET TAG, new and dropped children, and a re-created super table', async () => {
     expect((await same(countOf, "h = 'host_b'")).data[0][0]).toBe(4)
     // a tag changed in place

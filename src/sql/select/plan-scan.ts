@@ -48,7 +48,7 @@ export function scanQuery(shape: QueryShape, env: PlanEnv, w: SqlWriter): Scan {
   const sql =
     src === undefined
       ? undefined
-      : `SELECT ${cols.baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${win?.crossJoin ?? ''}` +
+      : `SELECT ${cols.baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${shape.tidJoin ?? ''}${win?.crossJoin ?? ''}` +
         (whereParts.length > 0 ? ` WHERE ${whereParts.map((p) => `(${p})`).join(' AND ')}` : '')
   return { sql, mainScope: cols.mainScope, whereCtx, tagCols: cols.tagCols, windowNumber: win?.windowNumber }
 }

@@ -30,12 +30,13 @@ export interface QueryShape {
   pre: boolean
   /** TOP, CSUM...: rows per partition (window and GROUP BY keys included), in time order */
   rowsFn: boolean
-  /** the WHERE's tag and tbname equalities as a `_tid` condition (tag-filter.ts); `stmt` is without them */
+  /** the WHERE's tag and tbname equalities as a `_tid` condition or join (tag-filter.ts); `stmt` is without them */
   tidWhere?: string
+  tidJoin?: string
 }
 
 export function queryShape(given: SelectStmt, src: Source | undefined, env: PlanEnv): QueryShape {
-  const filtered = env.tagIndex === false ? undefined : tagFilter(given, src)
+  const filtered = env.tagIndex === false ? undefined : tagFilter(given, src, env.dialect)
   const stmt = filtered?.stmt ?? given
   const precision: Precision = src?.precision ?? 'ms'
   const now = nowTicks(precision, env.nowMs)
@@ -54,8 +55,11 @@ export function queryShape(given: SelectStmt, src: Source | undefined, env: Plan
   const pre =
     needJoin && aggregated && stmt.rowWindow === undefined && env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
   const shape: QueryShape = { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre, rowsFn }
-  if (filtered !== undefined) {
+  if (filtered?.tidWhere !== undefined) {
     shape.tidWhere = filtered.tidWhere
+  }
+  if (filtered?.tidJoin !== undefined) {
+    shape.tidJoin = filtered.tidJoin
   }
   return shape
 }

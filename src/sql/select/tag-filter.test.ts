@@ -5,7 +5,8 @@ import { Cursor } from '../cursor.js'
 import { tokenize } from '../lexer.js'
 import { parseSelect } from './parse-select.js'
 import { planSelect } from './plan-select.js'
-import { MAX_TID_LIST } from './tag-filter.js'
+import { postgresDialect } from '../../storage/postgres/dialect.js'
+import { IN_LIST_MAX, MAX_TID_LIST } from './tag-filter.js'
 
 // which statements the planner resolves to `_tid` lists (answers: test/sql/tag-index.test.ts)
 let storage: Storage
@@ -102,17 +103,29 @@ describe('tag equalities resolved to _tid lists at plan time', () => {
     }
   })
 
-  it('keeps the join past MAX_TID_LIST children', async () => {
+  it('passes long lists as an unnested join on DuckDB, an IN list on PostgreSQL, and keeps the join past the limits', async () => {
     const c = storage.catalog
     await c.createStable('db', 'many', [{ name: 'ts', type: 'TIMESTAMP', length: 8 }, { name: 'v', type: 'INT', length: 4 }], [{ name: 'k', type: 'INT', length: 4 }], false)
-    await c.createChildTables?.(
-      'db',
-      Array.from({ length: MAX_TID_LIST + 1 }, (_v, n) => ({ name: `m${n}`, stable: 'many', tags: { k: n % 2 === 0 ? 1 : n } })),
-      false,
-    )
-    // half of them share k = 1: under the limit
-    expect(sqlOf('select count(*) from db.many where k = 1')).not.toContain('$tags')
-    const all = Array.from({ length: MAX_TID_LIST + 1 }, (_v, n) => (n % 2 === 0 ? 1 : n)).join(', ')
-    expect(sqlOf(`select count(*) from db.many where k in (${all})`)).toContain('$tags')
+    const n = MAX_TID_LIST + 1
+    // k = 1 on the even children, k = the child's number on the odd ones
+    await c.createChildTables?.('db', Array.from({ length: n }, (_v, i) => ({ name: `m${i}`, stable: 'many', tags: { k: i % 2 === 0 ? 1 : i } })), false)
+    // odd numbers from 3: one child each
+    const odd = (count: number): string => Array.from({ length: count }, (_v, i) => 2 * i + 3).join(', ')
+    const pg = (text: string): string =>
+      planSelect(parseSelect(new Cursor(text, tokenize(text))), { catalog: c, dialect: postgresDialect, ctx: { user: 'root' }, nowMs: 0 }).sql
+    // IN_LIST_MAX ids: an IN list
+    const short = `select count(*) from db.many where k in (${odd(IN_LIST_MAX)})`
+    expect(sqlOf(short)).toMatch(/\(d\."_tid" IN \([\d, ]+\)\)/)
+    expect(sqlOf(short)).not.toContain('$tags')
+    // one more: unnested and joined on DuckDB, still an IN list on PostgreSQL
+    const longer = `select count(*) from db.many where k in (${odd(IN_LIST_MAX + 1)})`
+    expect(sqlOf(longer)).toMatch(/JOIN \(SELECT unnest\(\[[\d, ]+\]\) AS "_tid"\) AS tk ON d\."_tid" = tk\."_tid"/)
+    expect(sqlOf(longer)).not.toContain('$tags')
+    expect(pg(longer)).toMatch(/\(d\."_tid" IN \([\d, ]+\)\)/)
+    // past PostgreSQL's limit (half the children have k = 1): its join stays
+    expect(sqlOf('select count(*) from db.many where k = 1')).toContain('unnest')
+    expect(pg('select count(*) from db.many where k = 1')).toContain('$tags')
+    // past DuckDB's limit too
+    expect(sqlOf(`select count(*) from db.many where k in (1, ${odd(MAX_TID_LIST / 2)})`)).toContain('$tags')
   })
 })
