@@ -16,10 +16,10 @@ import type { Source } from './sources.js'
 /**
  * Measured in raw DuckDB (bench/README.md, "Tag equalities as child ids"): up to IN_LIST_MAX ids
  * an IN list; past it DuckDB plans the IN list as a mark join and a filter, slower than an inner
- * join on the list unnested (2x at 1,000-10,000 ids of 100,000 children), which is used up to
- * MAX_TID_LIST. PostgreSQL (not measured) keeps the IN list up to MAX_TID_LIST_PG.
+ * join on the list unnested (1.3x at 64 ids, 1.6x at 1,000 of 10,000 children), which is used up
+ * to MAX_TID_LIST. PostgreSQL (not measured) keeps the IN list up to MAX_TID_LIST_PG.
  */
-export const IN_LIST_MAX = 64
+export const IN_LIST_MAX = 8
 export const MAX_TID_LIST = 10_000
 export const MAX_TID_LIST_PG = 1000
 
