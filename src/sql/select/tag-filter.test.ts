@@ -97,6 +97,8 @@ describe('tag equalities resolved to _tid lists at plan time', () => {
       "select tbname, count(*) from db.st where h = 'host_a' group by tbname",
       "select * from db.st where h = 'host_a'",
       "select v from db.st where h = 'host_a' and j = lower(h)",
+      // tags read by a row window
+      "select count(*) from db.st where h = 'host_a' partition by v event_window start with j = 'x' end with v > 1",
     ]
     for (const q of kept) {
       expect(sqlOf(q), q).toContain('$tags')

@@ -2,7 +2,7 @@ import { indexableTag, INTEGER_RANGES } from '../catalog/tag-index.js'
 import type { Dialect } from '../../storage/dialect.js'
 import type { TdType } from '../../storage/td-types.js'
 import type { Expr, SelectStmt } from './ast.js'
-import { collectRefs } from './expr-walk.js'
+import { children, collectRefs } from './expr-walk.js'
 import type { Source } from './sources.js'
 
 /**
@@ -62,6 +62,7 @@ export function tagFilter(stmt: SelectStmt, src: Source | undefined, dialect: Di
   const without: SelectStmt = { ...stmt, where }
   // only worth it (and only correct) when nothing else reads a tag or tbname
   const refs = collectRefs(without)
+  otherExprs(stmt).forEach((e) => namesIn(e, refs.names))
   if (refs.star || refs.names.has('tbname') || src.cols.some((c) => c.tag && refs.names.has(c.name))) {
     return undefined
   }
@@ -86,6 +87,27 @@ export function tagFilter(stmt: SelectStmt, src: Source | undefined, dialect: Di
   }
   const tidWhere = list.length === 0 ? 'FALSE' : list.length === 1 ? `${src.tidRaw} = ${list[0]}` : `${src.tidRaw} IN (${list.join(', ')})`
   return { stmt: without, tidWhere }
+}
+
+/** expressions outside collectRefs' clauses: row windows, INTERP's range and fill values, FILL values */
+function otherExprs(stmt: SelectStmt): Expr[] {
+  const rw = stmt.rowWindow
+  const out: Expr[] = [...(stmt.window?.fill?.values ?? []), ...(stmt.interp?.range ?? []), ...(stmt.interp?.fill?.values ?? [])]
+  if (rw?.kind === 'session') {
+    out.push(rw.col)
+  } else if (rw?.kind === 'state') {
+    out.push(rw.expr)
+  } else if (rw?.kind === 'event') {
+    out.push(rw.start, rw.end)
+  }
+  return out
+}
+
+function namesIn(e: Expr, names: Set<string>): void {
+  if (e.kind === 'col') {
+    names.add(e.name)
+  }
+  children(e).forEach((c) => namesIn(c, names))
 }
 
 function conjuncts(e: Expr, out: Expr[] = []): Expr[] {
