@@ -139,6 +139,10 @@ describe('tag equalities resolved to child ids (HTTP, DuckDB)', () => {
     await same((w) => `select i, count(*) from ${DB}.st where ${w} group by i order by i`, "h in ('host_a', 'host_b', 'Host_A')")
     await same((w) => `select h, last(v) from ${DB}.st where ${w} partition by h order by h`, 'i = 7')
     await same((w) => `select _wstart, max(v) from ${DB}.st where ${w} and ts >= ${T0} and ts < ${T0 + 600} interval(100a)`, "h = 'host_a'")
+    // INTERP plans its scan through the same planner
+    const interp = await same((w) => `select _irowts, interp(v) from ${DB}.st where ${w} range(${T0}, ${T0 + 300}) every(50a) fill(prev)`, "h = 'host_b'")
+    expect(interp.code).toBe(0)
+    expect(interp.data.length).toBeGreaterThan(0)
     // a tag read only by a row window
     await same((w) => `select v, count(*) from ${DB}.st where ${w} partition by v event_window start with b = 'x' end with v >= 0 order by v`, "h in ('host_a', 'host_b')")
     const g = await same((w) => `select tbname, count(*) from ${DB}.st where ${w} group by tbname order by tbname`, 'i = 7')
