@@ -218,6 +218,7 @@ export abstract class LoadingCatalog extends CatalogState {
     this.stables = stables
     this.tables = tables
     this.changed()
+    this.tagIndexes.clear()
     this.nextTid = nextTid
     this.users = users
     // no clear of authCache: its entries are checked against each user's stored hash and enable

@@ -82,6 +82,7 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
     this.dbs.delete(name)
     this.stables.delete(name)
     this.tables.delete(name)
+    this.tagIndexes.forget(name)
     for (const k of [...this.nextTid.keys()]) {
       if (k.startsWith(`${name}\u0000`)) {
         this.nextTid.delete(k)
@@ -128,6 +129,7 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
       }
     }
     this.nextTid.delete(`${db}\u0000${stable}`)
+    this.tagIndexes.forget(db, stable)
   }
 
   protected async syncTables(db: string, names: string[]): Promise<void> {

@@ -4,7 +4,7 @@ import { verifyQueue } from './credential-cache.js'
 import { checkPassword, hashPassword } from './passwords.js'
 import type { UserRecord } from './row-codecs.js'
 import { AlterDdl } from './alter-ddl.js'
-import type { LoadableCatalog } from './types.js'
+import type { LoadableCatalog, TagLookup } from './types.js'
 
 /**
  * The catalog as opened (openCatalog): the lookups every statement and line-protocol series makes,
@@ -50,6 +50,15 @@ export class SqlCatalog extends AlterDdl implements LoadableCatalog {
   tableCounts(db: string): { stables: number; tables: number } {
     this.ready()
     return { stables: this.stables.get(db)?.size ?? 0, tables: this.tables.get(db)?.size ?? 0 }
+  }
+
+  tagIndex(db: string, stable: string): TagLookup | undefined {
+    this.ready()
+    const st = this.stables.get(db)?.get(stable)
+    if (st === undefined) {
+      return undefined
+    }
+    return this.tagIndexes.get(db, st, this.changes, () => this.tables.get(db)?.values() ?? [])
   }
 
   // ---- users ---------------------------------------------------------------------------------

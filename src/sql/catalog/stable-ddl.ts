@@ -194,6 +194,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
       }
     }
     this.nextTid.delete(`${db}\u0000${name}`)
+    this.tagIndexes.forget(db, name)
   }
 
   protected async saveStable(tx: Engine, st: StableInfo): Promise<void> {

@@ -7,6 +7,7 @@ import { TD, TdError, dbNotExist } from '../../td-error.js'
 import type { UserRecord } from './row-codecs.js'
 import { VersionedMap } from './versioned-map.js'
 import { CredentialCache } from './credential-cache.js'
+import { TagIndexes } from './tag-index.js'
 
 /**
  * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs
@@ -55,6 +56,8 @@ export abstract class CatalogState {
   protected grants = new Map<string, Map<DbPrivilege, PrivilegeInfo>>()
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   protected nextTid = new Map<string, number>()
+  /** tag value -> children, per super table filtered by tag (tag-index.ts); follows `version` */
+  protected tagIndexes = new TagIndexes()
   /** credentials verified a moment ago (credential-cache.ts) */
   protected authCache = new CredentialCache()
   /** every mutation, load and refresh runs under it (every backend) */

@@ -145,10 +145,12 @@ export abstract class TableDdl extends StableDdl {
         }
         throw err
       }
+      const before = this.changes
       const tbls = mapOf(this.tables, db)
       for (const info of fresh) {
         tbls.set(info.name, info)
       }
+      this.tagIndexes.added(db, before, this.changes, fresh)
       return out
     }, async () => {
       const stableNames = [...new Set(specs.map((x) => x.stable))]
@@ -278,6 +280,8 @@ export abstract class TableDdl extends StableDdl {
         )
       })
       t.tags = next
+      // changed in place: the tag indexes (and anything else keyed on the version) must see it
+      this.changed()
     }, this.syncNames(db, [child], []))
   }
 

@@ -2,6 +2,11 @@ import type { AppConfig } from '../../config/types.js'
 import type { ColumnDef, DatabaseInfo, DbPrivilege, Precision, PrivilegeInfo, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
 import type { Engine } from '../../storage/types.js'
 
+/** Children by tag value: `_tid`s, ascending, whose tag `tag` has one of `keys` (tag-index.ts tagKey form). */
+export interface TagLookup {
+  tids(tag: string, keys: string[]): number[]
+}
+
 /** One child table for `Catalog.createChildTables`. */
 export interface ChildTableSpec {
   name: string
@@ -21,9 +26,9 @@ export interface ChildTableSpec {
 export interface Catalog {
   readonly engine: Engine
   /**
-   * Changes whenever a super table or table is added, replaced or removed: a name looked up while
-   * it is unchanged still names the same object (the columnar lane keeps resolved child tables on
-   * this, SeriesTargets).
+   * Changes whenever a super table or table is added, replaced or removed, or a child's tags
+   * change: a name looked up while it is unchanged still names the same object (the columnar lane
+   * keeps resolved child tables on this, SeriesTargets; the tag indexes follow it).
    */
   readonly version: number
 
@@ -64,6 +69,12 @@ export interface Catalog {
   getTable(db: string, name: string): TableInfo | undefined
   /** how many super tables and tables (child and normal) database `db` holds, without listing them */
   tableCounts(db: string): { stables: number; tables: number }
+  /**
+   * The children of super table `stable` by tag value (tag-index.ts), for the planner's
+   * `tag = literal` filters; undefined when the super table does not exist. Optional: a catalog
+   * without it keeps the tag join.
+   */
+  tagIndex?(db: string, stable: string): TagLookup | undefined
   /** creates a child table; returns existing info when ifNotExists and it exists */
   createChildTable(
     db: string,

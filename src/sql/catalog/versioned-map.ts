@@ -1,7 +1,7 @@
 /**
  * A map of the catalog's super tables or tables (of databases, and per database) that counts every
  * change into Catalog.version, wherever it is made. (A change made in place on an object it holds,
- * a child's tags, is not counted.)
+ * a child's tags, is not counted here: setTags counts it itself.)
  */
 export class VersionedMap<V> extends Map<string, V> {
   constructor(readonly changed: () => void) {

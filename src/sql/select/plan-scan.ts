@@ -48,7 +48,7 @@ export function scanQuery(shape: QueryShape, env: PlanEnv, w: SqlWriter): Scan {
   const sql =
     src === undefined
       ? undefined
-      : `SELECT ${cols.baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${win?.crossJoin ?? ''}` +
+      : `SELECT ${cols.baseCols.join(', ')} FROM ${src.from(needJoin && !pre)}${shape.tidJoin ?? ''}${win?.crossJoin ?? ''}` +
         (whereParts.length > 0 ? ` WHERE ${whereParts.map((p) => `(${p})`).join(' AND ')}` : '')
   return { sql, mainScope: cols.mainScope, whereCtx, tagCols: cols.tagCols, windowNumber: win?.windowNumber }
 }
@@ -119,6 +119,9 @@ function whereContext(shape: QueryShape, env: PlanEnv, w: SqlWriter, whereScope:
 function whereConditions(shape: QueryShape, whereCtx: CompileCtx): string[] {
   const { stmt, src, items } = shape
   const whereParts = [...(src?.baseWhere ?? [])]
+  if (shape.tidWhere !== undefined) {
+    whereParts.push(shape.tidWhere)
+  }
   if (stmt.where !== undefined) {
     const c = compile(stmt.where, whereCtx)
     whereParts.push(c.sql)

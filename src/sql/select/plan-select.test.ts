@@ -77,9 +77,24 @@ describe('planSelect: backend SQL shape', () => {
 
   it('turns tbname equality and IN lists into _tid filters and joins tags only when needed', () => {
     expect(plan('select count(*) from db.st').sql).not.toContain('$tags')
+    // nothing else reads tags: resolved at plan time, no join
     const p = plan("select count(*) from db.st where tbname in ('d2', 'missing')")
-    expect(p.sql).toContain(`(d."_tid" IN (${d2Tid}))`)
-    expect(plan("select count(*) from db.st where tbname = 'missing'").sql).toContain('FALSE')
+    expect(p.sql).toContain(`(d."_tid" = ${d2Tid})`)
+    expect(p.sql).not.toContain('$tags')
+    expect(plan("select count(*) from db.st where tbname = 'missing'").sql).toContain('(FALSE)')
+    // tbname read elsewhere: the join stays, the equality still filters on the key column
+    const joined = plan("select tbname, count(*) from db.st where tbname in ('d2', 'missing') group by tbname")
+    expect(joined.sql).toContain('$tags')
+    expect(joined.sql).toContain(`(d."_tid" IN (${d2Tid}))`)
+    // the tag index turned off (tests only): as before
+    const off = planSelect(parseSelect(new Cursor("select count(*) from db.st where tbname = 'd2'", tokenize("select count(*) from db.st where tbname = 'd2'"))), {
+      catalog: storage.catalog,
+      dialect: storage.engine.dialect,
+      ctx: { user: 'root' },
+      nowMs: 0,
+      tagIndex: false,
+    })
+    expect(off.sql).toContain('$tags')
   })
 
   it('buckets INTERVAL windows with integer arithmetic and groups in the backend', () => {

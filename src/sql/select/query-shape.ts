@@ -8,6 +8,7 @@ import { preAggregable } from './pre-aggregate.js'
 import type { PlanEnv } from './select-plan.js'
 import { expandItems, type Source } from './sources.js'
 import { resolveWindow, type WindowSpec } from './window.js'
+import { tagFilter } from './tag-filter.js'
 
 /** What the statement asks of its source, decided before any SQL is written. */
 export interface QueryShape {
@@ -29,9 +30,14 @@ export interface QueryShape {
   pre: boolean
   /** TOP, CSUM...: rows per partition (window and GROUP BY keys included), in time order */
   rowsFn: boolean
+  /** the WHERE's tag and tbname equalities as a `_tid` condition or join (tag-filter.ts); `stmt` is without them */
+  tidWhere?: string
+  tidJoin?: string
 }
 
-export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanEnv): QueryShape {
+export function queryShape(given: SelectStmt, src: Source | undefined, env: PlanEnv): QueryShape {
+  const filtered = env.tagIndex === false ? undefined : tagFilter(given, src, env.dialect)
+  const stmt = filtered?.stmt ?? given
   const precision: Precision = src?.precision ?? 'ms'
   const now = nowTicks(precision, env.nowMs)
   checkFunctionPlacement(stmt, src)
@@ -48,5 +54,12 @@ export function queryShape(stmt: SelectStmt, src: Source | undefined, env: PlanE
   const groupExprs = [...stmt.partitionBy, ...stmt.groupBy.map((g) => resolvePositional(g, items))]
   const pre =
     needJoin && aggregated && stmt.rowWindow === undefined && env.preAggregate !== false && src !== undefined && preAggregable(stmt, items, src, window, groupExprs, refs.star)
-  return { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre, rowsFn }
+  const shape: QueryShape = { stmt, src, precision, now, items, window, needJoin, aggregated, groupExprs, pre, rowsFn }
+  if (filtered?.tidWhere !== undefined) {
+    shape.tidWhere = filtered.tidWhere
+  }
+  if (filtered?.tidJoin !== undefined) {
+    shape.tidJoin = filtered.tidJoin
+  }
+  return shape
 }

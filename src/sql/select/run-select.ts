@@ -18,6 +18,8 @@ export interface SelectEnv {
   preAggregate?: boolean
   /** see PlanEnv.windowNumbers */
   windowNumbers?: boolean
+  /** see PlanEnv.tagIndex */
+  tagIndex?: boolean
   /** system tables besides information_schema's (performance_schema) */
   moreSystemTables?: PlanEnv['systemTable']
 }
@@ -35,6 +37,7 @@ export async function runSelect(select: SelectStmt, env: SelectEnv): Promise<Sql
     systemTable: env.moreSystemTables === undefined ? systemTable : (name, catalog, user) => env.moreSystemTables?.(name, catalog, user) ?? systemTable(name, catalog, user),
     ...(env.preAggregate === undefined ? {} : { preAggregate: env.preAggregate }),
     ...(env.windowNumbers === undefined ? {} : { windowNumbers: env.windowNumbers }),
+    ...(env.tagIndex === undefined ? {} : { tagIndex: env.tagIndex }),
   }
   const opts = env.ctx.signal === undefined ? {} : { signal: env.ctx.signal }
   const engine = env.storage.engine

@@ -21,6 +21,11 @@ export interface PlanEnv {
    * lower time bound (see windowIndex); only the differential test turns it off
    */
   windowNumbers?: boolean
+  /**
+   * false: tag and tbname equalities in a super table's WHERE stay a tag join, never resolved to
+   * `_tid` lists by the catalog's tag index (tag-filter.ts); only tests turn it off
+   */
+  tagIndex?: boolean
   /** information_schema tables; undefined when not wired */
   systemTable?: (name: string, catalog: Catalog, user: string) => { columns: ColumnMeta[]; rows: unknown[][] } | undefined
 }

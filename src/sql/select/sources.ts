@@ -1,6 +1,7 @@
 import { requireAccess } from '../catalog/access.js'
 import { dbNotExist, TD, TdError, tableNotExist } from '../../td-error.js'
 import type { ColumnMeta } from '../result.js'
+import type { TagLookup } from '../catalog/types.js'
 import type { ColumnDef, Precision, TagValue } from '../../storage/td-types.js'
 import type { FromItem, SelectItem, SelectStmt } from './ast.js'
 import { fixed, type TypeInfo } from './type-info.js'
@@ -37,6 +38,8 @@ export interface Source {
   /** super tables: the tag table, joined as `t` */
   tagsTable?: string
   tidOf?: (name: string) => number | undefined
+  /** super tables: children by tag value (tag-filter.ts); asked only when a WHERE can use it */
+  tagIndex?: () => TagLookup | undefined
 }
 
 /** tbname's type; the expression compiler also recognises the tbname column by this very object */
@@ -129,6 +132,7 @@ export function resolveFrom(from: FromItem | undefined, env: PlanEnv, w: SqlWrit
         const child = env.catalog.getTable(db.name, name)
         return child?.kind === 'child' && child.stable === st.name ? child.tid : undefined
       },
+      tagIndex: () => env.catalog.tagIndex?.(db.name, st.name),
     }
   }
   const tb = env.catalog.getTable(db.name, from.name)
