@@ -276,7 +276,7 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
 }
 
 describe.skipIf(skip)('overload inside a real memory cgroup', () => {
-  // 256 MiB runs by default since session 44: six runs on a loaded machine, no OOM kill, no bad
+  // 256 MiB runs by default since session 44: seven runs on a loaded machine, no OOM kill, no bad
   // answer, memory at rest 48-63% after the load and the gate normal again within 0.8 s (one run
   // failed on the test's own probe order, fixed above)
   it('256 MiB: no OOM kill, complete answers or 503, the gate comes back to normal', () => overload(256, true), 120000 + SECONDS * 1000 + 2 * UNANSWERED_MS)
