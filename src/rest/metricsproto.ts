@@ -8,12 +8,15 @@
  * so undecodable bodies, bad parameters and unstorable series are 400 (never retried), a missing
  * database 404, credentials 401, oversize bodies 413, and only storage trouble 503 (retried).
  * The body is snappy whatever Content-Encoding says (some senders omit it). Remote read answers
- * exactly one QueryResult per query, empty ones included (the original could panic there).
+ * exactly one QueryResult per query, empty ones included (the original could panic there), as
+ * one snappy block (the SAMPLES response type; STREAMED_XOR_CHUNKS is not produced): an answer
+ * that would decode past http.maxBodySize is refused with 400 and a message, never cut short.
  * The memory gate stands in front (src/lifecycle.ts): remote read is gated as a query (query-paused
  * refuses it), remote write as a write.
  */
 import { Hono } from 'hono'
 import type { Context, MiddlewareHandler } from 'hono'
+import { ReadTooLarge } from '../ingest/metricsproto/read-response.js'
 import { RemoteStream } from '../ingest/metricsproto/stream.js'
 import { problems, respond, writeFailed, type Problem } from '../http/error-table.js'
 import { LoginGuard } from '../http/auth/login-guard.js'
@@ -42,6 +45,29 @@ export function createMetricsprotoRoutes(deps: IngestDeps): { write: Hono; read:
 }
 
 const refuse = (problem: Problem): Response => respond('prometheus', problem)
+
+/** The answer's pieces sent in ~1 MiB writes, without concatenating them into one more copy. */
+function piecesBody(pieces: Buffer[]): ReadableStream<Uint8Array> {
+  let i = 0
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i >= pieces.length) {
+        controller.close()
+        return
+      }
+      const batch: Buffer[] = []
+      let bytes = 0
+      while (i < pieces.length && bytes < 2 ** 20) {
+        bytes += pieces[i].length
+        batch.push(pieces[i])
+        // the sent piece is dropped, so what is on the wire is no longer held
+        pieces[i++] = EMPTY
+      }
+      controller.enqueue(batch.length === 1 ? batch[0] : Buffer.concat(batch, bytes))
+    },
+  })
+}
+const EMPTY = Buffer.alloc(0)
 
 type WriteEnv = { Variables: { ttl: number } }
 
@@ -96,12 +122,25 @@ async function handleRead(c: Context, deps: IngestDeps, store: RemoteStream): Pr
   const body = c.get('body').bytes
   const db = c.req.param('db') as string
   try {
-    const response = await store.read(db, body, deps.config.restfulRowLimit, c.get('user'))
-    return new Response(response, {
+    const pieces = await store.read(db, body, deps.config.restfulRowLimit, c.get('user'), c.req.raw.signal)
+    let length = 0
+    for (const p of pieces) {
+      length += p.length
+    }
+    return new Response(piecesBody(pieces), {
       status: 200,
-      headers: { 'Content-Type': 'application/x-protobuf', 'Content-Encoding': 'snappy', 'X-Prometheus-Remote-Read-Version': '0.1.0' },
+      headers: {
+        'Content-Type': 'application/x-protobuf',
+        'Content-Encoding': 'snappy',
+        'Content-Length': String(length),
+        'X-Prometheus-Remote-Read-Version': '0.1.0',
+      },
     })
   } catch (err) {
+    if (err instanceof ReadTooLarge) {
+      // what Prometheus does past its own remote-read sample limit; it shows the text as the query's error
+      return refuse(problems.badRequest(err.message))
+    }
     return writeFailed('prometheus', err, db, deps.logger)
   }
 }

@@ -291,6 +291,60 @@ describe('remote read', () => {
     expect(r.results[1].timeseries.reduce((n, s) => n + s.samples.length, 0)).toBe(1)
   })
 
+  it('timestamps come back exact in ms for ms, us and ns databases (ns ticks pass 2^53)', async () => {
+    const samples = [1_700_000_000_123, 1_700_000_000_124, 4_102_444_800_001, -1_000].map((timestamp, i) => ({ timestamp, value: i + 0.5 }))
+    for (const precision of ['ms', 'us', 'ns']) {
+      await sql(base, `create database rt_${precision} precision '${precision}'`)
+      const body = encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'exact' }], samples }] })
+      expect((await writeTo(`rt_${precision}`, body)).status).toBe(204)
+      const r = await read(`rt_${precision}`, [{ ...ALL, matchers: [eq('__name__', 'exact')] }])
+      expect(r.results[0].timeseries[0].samples, precision).toEqual([...samples].sort((a, b) => a.timestamp - b.timestamp))
+    }
+  })
+
+  it('an answer that would decode past http.maxBodySize is a 400 that says so, never a cut-off 200', async () => {
+    const small = await startIngestServer((c) => {
+      c.smlAutoCreateDB = true
+      c.http.maxBodySize = 64 * 1024
+    })
+    try {
+      // 6,000 samples decode to about 108 KB: over the 64 KiB cap (written in bodies under it)
+      for (let k = 0; k < 6000; k += 1500) {
+        const samples = Array.from({ length: 1500 }, (_, i) => ({ timestamp: 1_700_000_000_000 + (k + i) * 1000, value: k + i }))
+        expect((await writeTo('big', encodeWriteRequest({ timeseries: [{ labels: [{ name: '__name__', value: 'many' }], samples }] }), undefined, small.url)).status).toBe(204)
+      }
+      const whole = await read('big', [{ ...ALL, matchers: [eq('__name__', 'many')] }], small.url)
+      expect(whole.status).toBe(400)
+      const body = JSON.parse(whole.bytes.toString()) as { code: number; desc: string; error: string }
+      expect(body.code).toBe(400)
+      expect(body.error).toMatch(/^remote read: the answer passes 65536 bytes \(http\.maxBodySize\) after \d+ samples; Prometheus needs it as one snappy block: narrow the time range or the matchers$/)
+      // what Prometheus shows of it: the first 256 bytes of the body hold the whole reason
+      expect(whole.bytes.subarray(0, 256).toString()).toContain('narrow the time range or the matchers')
+      const part = await read('big', [{ startMs: 1_700_000_000_000n, endMs: 1_700_000_999_000n, matchers: [eq('__name__', 'many')] }], small.url)
+      expect(part.status).toBe(200)
+      expect(part.results[0].timeseries[0].samples).toHaveLength(1000)
+    } finally {
+      await small.stop()
+    }
+  })
+
+  it('STREAMED_XOR_CHUNKS alone is refused with 400 naming it; offered beside SAMPLES, SAMPLES is answered', async () => {
+    const ask = (types: number[]) =>
+      fetch(`${base}/metricsproto/v1/remote_read/rr`, {
+        method: 'POST',
+        headers: { Authorization: ROOT_AUTH, 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf' },
+        body: encodeReadRequest({ queries: [{ ...ALL, matchers: [eq('__name__', 'up')] }], acceptedResponseTypes: types }),
+      })
+    const streamed = await ask([1])
+    expect(streamed.status).toBe(400)
+    expect(await streamed.text()).toContain('only the SAMPLES response type is answered; the request accepts only [1] (1 = STREAMED_XOR_CHUNKS)')
+    for (const types of [[1, 0], []]) {
+      const res = await ask(types)
+      expect(res.status).toBe(200)
+      expect(decodeReadResponse(Buffer.from(await res.arrayBuffer()))[0].timeseries[0].samples).toEqual([{ timestamp: 1500, value: 1 }])
+    }
+  })
+
   it('query-paused refuses reads (503, Retry-After) but not writes; all-paused refuses both', async () => {
     server.gate.set('query-paused')
     try {

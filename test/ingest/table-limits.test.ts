@@ -83,6 +83,20 @@ describe('schemaless table limits', () => {
     expect(await count(a, 'm')).toBe(6)
   })
 
+  it('new children of several new super tables in one body count against maxTablesPerDatabase together', async () => {
+    // the children of a body's new super tables are created together after the super tables:
+    // the limit counts the ones still to be created, not only those in the catalog
+    const a = await start(0, 3)
+    const r = await write(a, 'a,h=x v=1 1000\nb,h=x v=1 1000\nc,h=x v=1 1000\nd,h=x v=1 1000\ne,h=y v=1 1000\na,h=x v=2 2000')
+    expect(r.status).toBe(400)
+    expect(r.json.desc).toContain('schemaless.maxTablesPerDatabase')
+    expect(r.json.rejected).toBe(2)
+    expect(r.json.written).toBe(4)
+    expect(await showStables(a)).toEqual(['a', 'b', 'c'])
+    expect(await count(a, 'a')).toBe(2)
+    expect(await count(a, 'c')).toBe(1)
+  })
+
   it('0 means no limit', async () => {
     const a = await start(0, 0)
     const body = Array.from({ length: 50 }, (_, i) => `m${i},h=a v=1 1000`).join('\n')

@@ -5,11 +5,9 @@ import { compressSync, uncompressSync } from 'snappy'
 import { describe, expect, it } from 'vitest'
 import {
   MatchType,
-  ReadResponseBuilder,
   DecodedTooLarge,
   RemoteDecodeError,
   decodeReadRequest,
-  decodeReadResponse,
   decodeWriteRequest,
   encodeReadRequest,
   encodeWriteRequest,
@@ -154,35 +152,6 @@ describe('remote read body (captured from Prometheus 2.42)', () => {
       acceptedResponseTypes: [0],
     }
     expect(decodeReadRequest(encodeReadRequest(req))).toEqual(req)
-  })
-})
-
-describe('ReadResponseBuilder', () => {
-  it('builds bytes protobufjs decodes to the same results (empty series left out, empty queries kept)', () => {
-    const label = fc.record({ name: fc.string({ maxLength: 12 }), value: fc.string({ maxLength: 20 }) })
-    const sample = fc.record({
-      value: fc.double({ noNaN: true }),
-      timestamp: fc.oneof(fc.integer({ min: -2_000_000_000_000, max: 4_000_000_000_000 }), fc.constantFrom(0, 1, 127, 128, -1, 2 ** 53 - 1)),
-    })
-    const series = fc.record({ labels: fc.array(label, { maxLength: 5 }), samples: fc.array(sample, { maxLength: 6 }) })
-    fc.assert(
-      fc.property(fc.array(fc.array(series, { maxLength: 4 }), { maxLength: 4 }), (queries) => {
-        const b = new ReadResponseBuilder()
-        for (const q of queries) {
-          for (const s of q) {
-            b.beginSeries(s.labels)
-            for (const x of s.samples) {
-              b.sample(x.value, x.timestamp)
-            }
-            b.endSeries()
-          }
-          b.endQuery()
-        }
-        const expected = queries.map((q) => ({ timeseries: q.filter((s) => s.samples.length > 0) }))
-        expect(decodeReadResponse(b.finish())).toEqual(expected)
-      }),
-      { numRuns: 500 },
-    )
   })
 })
 

@@ -2,7 +2,7 @@
  * Prometheus remote write / remote read wire format (prometheus/prompb remote.proto and
  * types.proto, transcribed in remote-proto.ts): a protobuf message in snappy block format (not
  * framed). Pure functions over bytes. Exemplars and native histograms are decoded but not stored;
- * only SAMPLES read responses are produced (no chunked streaming).
+ * only SAMPLES read responses are produced (read-response.ts; no STREAMED_XOR_CHUNKS).
  */
 import protobuf from 'protobufjs'
 import type Long from 'long'
@@ -78,7 +78,7 @@ export class RemoteDecodeError extends Error {
  * camelCase (startTimestampMs, metricFamilyName). Remote read requests decode through protobufjs'
  * generated decoders (and write requests in tests and benches; the write path scans the bytes
  * itself, write-scan.ts, checked against these decoders by its tests); the remote-read response, the one large message this adapter writes, is built by
- * hand (ReadResponseBuilder below) and checked against these definitions by the unit tests.
+ * hand (read-response.ts) and checked against these definitions by its unit tests.
  */
 export const remoteProtoRoot: protobuf.Root = protobuf.parse(REMOTE_PROTO, { keepCase: false }).root
 
@@ -218,120 +218,4 @@ export function decodeReadResponse(body: Uint8Array): QueryResult[] {
     results?: { timeseries?: Parameters<typeof toSeries>[0][] }[]
   }
   return (m.results ?? []).map((r) => ({ timeseries: (r.timeseries ?? []).map(toSeries) }))
-}
-
-/** A byte buffer that grows by doubling, for building one message. */
-class Bytes {
-  buf = Buffer.allocUnsafe(1024)
-  len = 0
-
-  private room(n: number): void {
-    if (this.len + n > this.buf.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n))
-      this.buf.copy(next, 0, 0, this.len)
-      this.buf = next
-    }
-  }
-
-  byte(b: number): void {
-    this.room(1)
-    this.buf[this.len++] = b
-  }
-
-  /** an unsigned varint; int64 negatives are written as their 10-byte two's complement */
-  varint(n: number): void {
-    if (n < 0) {
-      let v = BigInt.asUintN(64, BigInt(n))
-      while (v >= 0x80n) {
-        this.byte(Number(v & 0x7fn) | 0x80)
-        v >>= 7n
-      }
-      this.byte(Number(v))
-      return
-    }
-    while (n >= 0x80) {
-      this.byte((n % 0x80) | 0x80)
-      n = Math.floor(n / 0x80)
-    }
-    this.byte(n)
-  }
-
-  double(v: number): void {
-    this.room(8)
-    this.buf.writeDoubleLE(v, this.len)
-    this.len += 8
-  }
-
-  bytes(b: Buffer, from = 0, to = b.length): void {
-    this.room(to - from)
-    b.copy(this.buf, this.len, from, to)
-    this.len += to - from
-  }
-
-  /** field `key` (already shifted and typed) as a length-delimited copy of `body` */
-  delimited(key: number, body: Bytes): void {
-    this.byte(key)
-    this.varint(body.len)
-    this.bytes(body.buf, 0, body.len)
-  }
-}
-
-/**
- * Builds a remote-read response series by series from streamed rows, so a read of a million
- * samples holds their ~16 bytes of protobuf each instead of several JS objects per sample.
- * Layout: ReadResponse.results(1) -> QueryResult.timeseries(1) -> TimeSeries{labels(1),
- * samples(2)}, Label{name(1), value(2)}, Sample{value(1) double, timestamp(2) int64}.
- * A series without samples is left out; every query gets its QueryResult, empty or not.
- */
-export class ReadResponseBuilder {
-  private readonly response = new Bytes()
-  private query = new Bytes()
-  private series = new Bytes()
-  private readonly sampleBytes = new Bytes()
-  private samples = 0
-
-  beginSeries(labels: readonly Label[]): void {
-    this.series.len = 0
-    this.samples = 0
-    const label = new Bytes()
-    for (const l of labels) {
-      label.len = 0
-      const name = Buffer.from(l.name, 'utf8')
-      const value = Buffer.from(l.value, 'utf8')
-      label.byte(0x0a)
-      label.varint(name.length)
-      label.bytes(name)
-      label.byte(0x12)
-      label.varint(value.length)
-      label.bytes(value)
-      this.series.delimited(0x0a, label)
-    }
-  }
-
-  sample(value: number, timestampMs: number): void {
-    const s = this.sampleBytes
-    s.len = 0
-    s.byte(0x09)
-    s.double(value)
-    s.byte(0x10)
-    s.varint(timestampMs)
-    this.series.delimited(0x12, s)
-    this.samples++
-  }
-
-  endSeries(): void {
-    if (this.samples > 0) {
-      this.query.delimited(0x0a, this.series)
-    }
-  }
-
-  endQuery(): void {
-    this.response.delimited(0x0a, this.query)
-    this.query = new Bytes()
-  }
-
-  /** The response body: snappy block of the ReadResponse. */
-  finish(): Buffer {
-    return compressSync(this.response.buf.subarray(0, this.response.len))
-  }
 }

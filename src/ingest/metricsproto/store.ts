@@ -8,14 +8,16 @@
  * Read: the matchers select series from the catalog's cached children of `metrics` (their labels
  * are the JSON tag), then one engine query reads the samples of just those `_tid`s in the time
  * range, so a read of a few series does not decode the whole table in JS and no backend-specific
- * JSON SQL is needed. Rows are streamed into the protobuf response as they come (bounded JS
- * memory for large reads). NULL samples are left out (Prometheus has no value for them).
+ * JSON SQL is needed. Rows are read in chunks and encoded as they come into compressed protobuf
+ * (read-response.ts): what is held is the compressed answer, capped by `maxBytes` decoded. NULL
+ * samples are left out (Prometheus has no value for them).
  */
 import type { Storage } from '../../sql/catalog/types.js'
 import type { ColumnDef, Precision } from '../../storage/td-types.js'
 import { dbNotExist } from '../../td-error.js'
 import { normaliseDbName } from '../naming.js'
-import { ReadResponseBuilder } from './proto.js'
+import { SnappyReadResponse } from './read-response.js'
+import { RemoteDecodeError } from './proto.js'
 import type { Label, ReadRequest } from './proto.js'
 import { LABELS_TAG, MAX_LABELS_JSON_BYTES, METRICS_STABLE, compileMatchers, sortLabels } from './series.js'
 import { SeriesCache, writeSeries, type RemoteWriteResult } from './write.js'
@@ -56,11 +58,28 @@ function checkMetricsStable(db: string, columns: ColumnDef[], tags: ColumnDef[])
   }
 }
 
+export interface ReadOptions {
+  /** samples a query may return at most (restfulRowLimit; -1: no limit) */
+  rowLimit: number
+  /** decoded bytes the answer may reach (0: no cap); past it ReadTooLarge */
+  maxBytes: number
+  /** the client went away: the query is cancelled */
+  signal?: AbortSignal
+}
+
+/** An answer only SAMPLES can carry: refused when the client accepts none of it (400). */
+function checkResponseTypes(accepted: readonly number[]): void {
+  // empty means SAMPLES (what Prometheus up to 2.x sends); STREAMED_XOR_CHUNKS is not produced
+  if (accepted.length > 0 && !accepted.includes(0)) {
+    throw new RemoteDecodeError(`remote read: only the SAMPLES response type is answered; the request accepts only [${accepted.join(', ')}] (1 = STREAMED_XOR_CHUNKS)`)
+  }
+}
+
 export interface RemoteStore {
   /** `user` creates the database when it is missing and may be created (its owner then) */
   write(db: string, scan: ScannedWrite, ttl: number, user: string): Promise<RemoteWriteResult>
-  /** the response body: snappy ReadResponse, one QueryResult per query */
-  read(db: string, req: ReadRequest, rowLimit: number): Promise<Buffer>
+  /** the response body, one snappy ReadResponse in pieces to send in order: one QueryResult per query */
+  read(db: string, req: ReadRequest, opts: ReadOptions): Promise<Buffer[]>
 }
 
 export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolean }): RemoteStore {
@@ -99,13 +118,14 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
       return writeSeries({ catalog, engine, cache }, db, precision, scan, ttl)
     },
 
-    async read(rawDb, req, rowLimit) {
+    async read(rawDb, req, opts) {
       const db = normaliseDbName(rawDb)
       const info = catalog.getDatabase(db)
       if (info === undefined) {
         throw dbNotExist(db)
       }
-      const out = new ReadResponseBuilder()
+      checkResponseTypes(req.acceptedResponseTypes)
+      const out = new SnappyReadResponse(opts.maxBytes)
       const st = catalog.getStable(db, METRICS_STABLE)
       if (st !== undefined) {
         checkMetricsStable(db, st.columns, st.tags)
@@ -115,7 +135,7 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
       const target = `${d.quoteIdent(d.schemaName(db))}.${d.quoteIdent(METRICS_STABLE)}`
       const ts = d.quoteIdent(st?.columns[0].name ?? 'ts')
       const tid = d.quoteIdent('_tid')
-      const perMs = TICKS_PER_MS[info.precision]
+      const perMs = Number(TICKS_PER_MS[info.precision])
       for (const q of req.queries) {
         const match = compileMatchers(q.matchers)
         const labelsOf = new Map<number, Label[]>()
@@ -134,19 +154,37 @@ export function createRemoteStore(storage: Storage, opts: { autoCreateDb: boolea
             `SELECT ${tid}, ${ts}, ${d.quoteIdent('v')} FROM ${target} ` +
             `WHERE ${ts} >= ${clampTicks(q.startMs, info.precision)} AND ${ts} <= ${clampTicks(q.endMs, info.precision)}` +
             `${tids} AND ${d.quoteIdent('v')} IS NOT NULL ORDER BY ${tid}, ${ts}` +
-            (rowLimit >= 0 ? ` LIMIT ${rowLimit}` : '')
-          // rows arrive grouped by series (ORDER BY _tid) and go straight into protobuf bytes
+            (opts.rowLimit >= 0 ? ` LIMIT ${opts.rowLimit}` : '')
+          // rows arrive grouped by series (ORDER BY _tid), in chunks, and go straight into
+          // compressed protobuf bytes; numeric columns where the backend has them (no JS value per cell)
           let current: number | undefined
-          for await (const chunk of engine.stream(sql, { chunkRows: 8192 })) {
-            for (const [t, tick, v] of chunk as [number, bigint, number][]) {
-              if (t !== current) {
-                if (current !== undefined) {
-                  out.endSeries()
+          const next = (t: number): void => {
+            if (current !== undefined) {
+              out.endSeries()
+            }
+            current = t
+            out.beginSeries(labelsOf.get(t) ?? [])
+          }
+          const streamOpts = { chunkRows: 8192, ...(opts.signal ? { signal: opts.signal } : {}) }
+          const chunks = engine.streamNumeric?.(sql, streamOpts) ?? engine.stream(sql, streamOpts)
+          for await (const chunk of chunks) {
+            if (Array.isArray(chunk)) {
+              for (const [t, tick, v] of chunk as [number, bigint | number, number][]) {
+                if (Number(t) !== current) {
+                  next(Number(t))
                 }
-                current = Number(t)
-                out.beginSeries(labelsOf.get(current) ?? [])
+                out.sample(v, Number(BigInt(tick) / BigInt(perMs)))
               }
-              out.sample(v, Number(BigInt(tick) / perMs))
+              continue
+            }
+            const [t, tick, v] = chunk.columns
+            for (let r = 0; r < chunk.rowCount; r++) {
+              if (t.values[r] !== current) {
+                next(t.values[r])
+              }
+              // exact: ticks are integers within 2^53 here, and a quotient rounds to an integer
+              // only when it is one (ms: ~2^41, a thousandth apart at most)
+              out.sample(v.values[r], perMs === 1 ? tick.values[r] : Math.trunc(tick.values[r] / perMs))
             }
           }
           if (current !== undefined) {

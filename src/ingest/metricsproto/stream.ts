@@ -35,10 +35,14 @@ export class RemoteStream {
     return this.store.write(db, scanWriteRequest(inflateWriteRequest(body, this.opts.maxDecodedSize)), ttl, user)
   }
 
-  /** Decodes a ReadRequest and answers it: at most `rowLimit` samples a query (-1: no limit); READ needed. */
-  async read(db: string, body: Uint8Array, rowLimit: number, user: string): Promise<Buffer> {
+  /**
+   * Decodes a ReadRequest and answers it (snappy ReadResponse in pieces): at most `rowLimit`
+   * samples a query (-1: no limit), at most maxDecodedSize bytes decoded (ReadTooLarge); READ needed.
+   */
+  async read(db: string, body: Uint8Array, rowLimit: number, user: string, signal?: AbortSignal): Promise<Buffer[]> {
     await this.admit(db, user, 'read')
-    return this.store.read(db, decodeReadRequest(body, this.opts.maxDecodedSize), rowLimit)
+    const maxBytes = this.opts.maxDecodedSize ?? 0
+    return this.store.read(db, decodeReadRequest(body, maxBytes), { rowLimit, maxBytes, ...(signal ? { signal } : {}) })
   }
 
   /** the privilege rules, against the catalog as another replica may just have changed it */

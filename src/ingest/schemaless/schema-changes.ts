@@ -48,11 +48,15 @@ export async function applySchema(
   } else if (state.dbInfo === undefined) {
     throw new SchemaChanged()
   }
+  // super tables first, then every new child of the request in ONE catalog transaction: a
+  // request of 100 new measurements made 100 more commits (one per child), each a WAL flush
+  const ready: StableAcc[] = []
+  let pendingChildren = 0
   for (const st of state.stables.values()) {
     if (!st.dirty || st.error !== undefined || st.children.length === 0) {
       continue
     }
-    if (limits.maxTables > 0 && !withinTableLimit(catalog, db, st, state, limits.maxTables)) {
+    if (limits.maxTables > 0 && !withinTableLimit(catalog, db, st, state, limits.maxTables, pendingChildren)) {
       continue
     }
     if (limits.maxStables > 0 && catalog.getStable(db, st.name) === undefined && catalog.tableCounts(db).stables >= limits.maxStables) {
@@ -68,30 +72,33 @@ export async function applySchema(
       }
       throw err
     }
-    const missing = st.children.filter((c) => c.tid === undefined && !c.dead)
-    if (missing.length > 1 && catalog.createChildTables !== undefined) {
-      // one catalog transaction for all of them (not one per child); all or none, so
-      // on a TdError the loop below retries one by one to reject only the offending children
-      try {
-        const infos = await catalog.createChildTables(
-          db,
-          missing.map((c) => ({ name: c.name, stable: st.name, tags: c.tags ?? {}, ttl: ttl > 0 ? ttl : 0 })),
-          true,
-        )
-        infos.forEach((info, i) => {
-          const child = missing[i]
-          if (info.stable !== st.name || info.kind !== 'child') {
-            state.rejectChild(st, child, `table "${child.name}" exists and is not a child table of super table "${st.name}"`)
-            return
-          }
-          child.tid = info.tid
-        })
-      } catch (err) {
-        if (!(err instanceof TdError)) {
-          throw err
+    ready.push(st)
+    pendingChildren += missingChildren(st).length
+  }
+  const missing = ready.flatMap((st) => missingChildren(st).map((child) => ({ st, child })))
+  if (missing.length > 1 && catalog.createChildTables !== undefined) {
+    // all or none; on a TdError the loop below retries one by one to reject only the offending children
+    try {
+      const infos = await catalog.createChildTables(
+        db,
+        missing.map(({ st, child }) => ({ name: child.name, stable: st.name, tags: child.tags ?? {}, ttl: ttl > 0 ? ttl : 0 })),
+        true,
+      )
+      infos.forEach((info, i) => {
+        const { st, child } = missing[i]
+        if (info.stable !== st.name || info.kind !== 'child') {
+          state.rejectChild(st, child, `table "${child.name}" exists and is not a child table of super table "${st.name}"`)
+          return
         }
+        child.tid = info.tid
+      })
+    } catch (err) {
+      if (!(err instanceof TdError)) {
+        throw err
       }
     }
+  }
+  for (const st of ready) {
     for (const child of st.children) {
       if (child.tid !== undefined || child.dead) {
         continue
@@ -114,13 +121,18 @@ export async function applySchema(
   }
 }
 
+function missingChildren(st: StableAcc): StableAcc['children'] {
+  return st.children.filter((c) => c.tid === undefined && !c.dead)
+}
+
 /**
  * Rejects the lines of the new children that do not fit under the table limit (the first that fit
  * are created); false when no line of the super table is left to write.
  */
-function withinTableLimit(catalog: Catalog, db: string, st: StableAcc, state: RequestState, maxTables: number): boolean {
-  const missing = st.children.filter((c) => c.tid === undefined && !c.dead)
-  const room = Math.max(0, maxTables - catalog.tableCounts(db).tables)
+function withinTableLimit(catalog: Catalog, db: string, st: StableAcc, state: RequestState, maxTables: number, pending: number): boolean {
+  const missing = missingChildren(st)
+  // `pending`: children of earlier super tables of this request, created after the loop
+  const room = Math.max(0, maxTables - catalog.tableCounts(db).tables - pending)
   for (const child of missing.slice(room)) {
     state.rejectChild(st, child, `child table "${child.name}": database "${db}" holds ${maxTables} tables, the limit --${MAX_TABLES_FLAG}`)
   }
