@@ -81,7 +81,7 @@ const LABEL_BYTES: Buffer[] = Array.from({ length: SERIES }, (_, i) =>
  * Scrape slots [from, from + rounds), 10,000 series each, as remote-write bodies: body b of a slot
  * holds series b*2000 .. b*2000+1999, one sample each (as Prometheus' queue sends a scrape).
  */
-function writeBodies(from: number, rounds: number): Buffer[] {
+export function writeBodies(from: number, rounds: number): Buffer[] {
   const bodies: Buffer[] = []
   const sample = Buffer.alloc(9 + 1 + 10)
   for (let slot = from; slot < from + rounds; slot++) {
