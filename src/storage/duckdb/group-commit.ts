@@ -3,6 +3,7 @@ import { StorageUnavailableError } from '../errors.js'
 import type { ColumnBatch } from '../types.js'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { appendColumnBatch } from './append-columns.js'
+import { FLUSH_ROWS } from './appender.js'
 import { duckdbDialect } from './dialect.js'
 import type { Newest, TableCache } from './tables.js'
 
@@ -182,6 +183,11 @@ async function appendTargets(conn: DuckDBConnection, targets: ColumnTarget[]): P
   return written
 }
 
+/** one table, few enough rows that its appender commits them in one flush (its closeSync) */
+function isOneFlush(targets: ColumnTarget[]): boolean {
+  return targets.length === 1 && targets[0].b.count <= FLUSH_ROWS
+}
+
 /** After the commit: the targets' tables know their new newest timestamps. */
 function raiseNewest(targets: ColumnTarget[]): void {
   for (const { b, newest } of targets) {
@@ -200,6 +206,8 @@ export interface GroupHost {
   admit: (conn: DuckDBConnection) => Promise<void>
   /** fn in one transaction; rolled back, cached layouts and bounds dropped, on failure */
   committed: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>
+  /** fn outside a transaction (each appender flush commits alone); cached layouts and bounds dropped on failure */
+  alone: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>
   /** a failure noted (a full pool makes a checkpoint due): the error to answer with */
   failed: (err: unknown) => unknown
 }
@@ -250,14 +258,17 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
   }
   try {
     // in BEGIN ... COMMIT: an appender closed alone commits inside closeSync, WAL write and fsync
-    // on the main thread (bench/README.md); COMMIT runs on DuckDB's threads
-    const counts = await host.committed(async (c) => {
+    // on the main thread (bench/README.md); COMMIT runs on DuckDB's threads. A lone call of one
+    // table and one flush commits in closeSync all the same (atomic): without BEGIN and COMMIT it
+    // saves their two trips to DuckDB's threads (a remote-write body at concurrency 1)
+    const all = async (c: DuckDBConnection): Promise<number[]> => {
       const out: number[] = []
       for (const p of planned) {
         out.push(await appendTargets(c, p.targets))
       }
       return out
-    })
+    }
+    const counts = planned.length === 1 && isOneFlush(planned[0].targets) ? await host.alone(all) : await host.committed(all)
     planned.forEach((p) => raiseNewest(p.targets))
     planned.forEach((p, i) => p.m.resolve(counts[i]))
     return
