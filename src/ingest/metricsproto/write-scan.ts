@@ -29,7 +29,7 @@ export interface ScannedWrite {
   /**
    * per series: its key, the bytes of its label fields, at [keyFrom, keyTo) of `bytes` (equal
    * bytes, equal key), or of `joined` when its labels are not side by side (never so from
-   * Prometheus); `hashes` their FNV-1a hash (keyHash)
+   * Prometheus); `hashes` their hash (keyHash)
    */
   keyFrom: Int32Array
   keyTo: Int32Array
@@ -173,13 +173,23 @@ function grow<T extends Float64Array | Int32Array>(a: T, need: number, used: num
   return b
 }
 
-/** FNV-1a (32 bits) of buf[from, to): a series' key hash, computed in place with no string made. */
+/**
+ * A 32-bit hash of buf[from, to), a series' key, computed in place with no string made: four
+ * bytes a step (multiply and shift, as MurmurHash2 mixes), then the odd bytes, then a final mix.
+ */
 export function keyHash(buf: Uint8Array, from: number, to: number): number {
-  let h = 0x811c9dc5
-  for (let p = from; p < to; p++) {
+  let h = 0x811c9dc5 ^ (to - from)
+  let p = from
+  for (; p + 4 <= to; p += 4) {
+    h = Math.imul(h ^ (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)), 0x5bd1e995)
+    h ^= h >>> 15
+  }
+  for (; p < to; p++) {
     h = Math.imul(h ^ buf[p], 0x01000193)
   }
-  return h | 0
+  h ^= h >>> 13
+  h = Math.imul(h, 0x5bd1e995)
+  return (h ^ (h >>> 15)) | 0
 }
 
 /** The bytes of series i's key (see ScannedWrite.keyFrom). */
