@@ -2,7 +2,8 @@
  * Remote write in process, no HTTP: the prom bench's bodies (2,000 samples each over 10,000
  * series) through RemoteStream.write into a DuckDB file, each body's milliseconds split into
  * snappy, scan, our part of the write and the engine's appendColumns; beside it, in the same
- * loop, a raw DuckDB appender of the same 2,000 rows with its commit (the floor).
+ * loop, a raw DuckDB appender of the same 2,000 rows with its commit (the floor: the appender
+ * committing in its closeSync, as the engine does for a lone body) and the same in BEGIN/COMMIT.
  *
  *   npx tsx bench/prom-inproc.ts [bodies=500]
  */
@@ -36,8 +37,10 @@ await con.run('CREATE TABLE m (_tid INTEGER, ts BIGINT, v DOUBLE)')
 const N = 2_000
 const tids = Int32Array.from({ length: N }, (_, i) => i)
 
-async function rawBody(slot: number): Promise<void> {
-  await con.run('BEGIN TRANSACTION')
+async function rawBody(slot: number, tx: boolean): Promise<void> {
+  if (tx) {
+    await con.run('BEGIN TRANSACTION')
+  }
   const app = await con.createAppender('m')
   const chunk = DuckDBDataChunk.create([INTEGER, BIGINT, DOUBLE], N)
   const ts = new BigInt64Array(N).fill(BigInt(slot))
@@ -47,7 +50,9 @@ async function rawBody(slot: number): Promise<void> {
   }
   app.appendDataChunk(chunk)
   app.closeSync()
-  await con.run('COMMIT')
+  if (tx) {
+    await con.run('COMMIT')
+  }
 }
 
 const first = writeBodies(0, 1)
@@ -55,14 +60,20 @@ for (const b of first) {
   await stream.write('rw', b, 0, 'root')
 }
 const bodies = writeBodies(1, Math.ceil(BODIES / 5)).slice(0, BODIES)
-const t = { snappy: 0, scan: 0, write: 0, raw: 0, total: 0, cpu: 0, rawCpu: 0 }
+const t = { snappy: 0, scan: 0, write: 0, raw: 0, rawTx: 0, cpu: 0, rawCpu: 0, rawTxCpu: 0 }
 for (let i = 0; i < bodies.length; i++) {
   let c = process.cpuUsage()
   let s = performance.now()
-  await rawBody(i + 1)
+  await rawBody(2 * i + 1, false)
   t.raw += performance.now() - s
   let u = process.cpuUsage(c)
   t.rawCpu += (u.user + u.system) / 1000
+  c = process.cpuUsage()
+  s = performance.now()
+  await rawBody(2 * i + 2, true)
+  t.rawTx += performance.now() - s
+  u = process.cpuUsage(c)
+  t.rawTxCpu += (u.user + u.system) / 1000
   c = process.cpuUsage()
   s = performance.now()
   const inflated = uncompressSync(bodies[i], { asBuffer: true }) as Buffer
@@ -83,9 +94,9 @@ console.log(JSON.stringify({
   bodies: bodies.length,
   msPerBody: {
     snappy: per(t.snappy), scan: per(t.scan), oursInWrite: per(t.write - t.snappy - t.scan - appendMs), appendColumns: per(appendMs),
-    adapterTotal: per(t.write), rawAppendCommit: per(t.raw),
+    adapterTotal: per(t.write), rawAppendCommit: per(t.raw), rawInBeginCommit: per(t.rawTx),
   },
-  cpuMsPerBody: { adapterIncludingRepeat: per(t.cpu), raw: per(t.rawCpu) },
+  cpuMsPerBody: { adapterIncludingRepeat: per(t.cpu), raw: per(t.rawCpu), rawInBeginCommit: per(t.rawTxCpu) },
 }))
 await storage.close()
 con.closeSync()
