@@ -118,6 +118,13 @@ function lineBodies(from: number, rounds: number): Buffer[] {
   return bodies
 }
 
+/** the adapter's group commits so far and the writes they carried (/metrics) */
+async function groupCommits(url: string): Promise<{ commits: number; writes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { commits: value('db_adapter_storage_group_commits_total'), writes: value('db_adapter_storage_group_commit_writes_total') }
+}
+
 /** Samples the adapter holds in slots [from, from + rounds). */
 async function countAdapter(url: string, db: string, lineProtocol: boolean, from: number, rounds: number): Promise<number> {
   const where = `WHERE ts >= ${tsOf(from)} AND ts <= ${tsOf(from + rounds - 1)}`
@@ -197,8 +204,11 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
             await runB()
           }
           if (TARGETS.has('rw')) {
+            const before = await groupCommits(adapter.url)
             await timed(rw, adapter.child.pid, () => postBodies(rwUrl, bodies, concurrency, { ...HEADERS, Authorization: AUTH }))
             check('the adapter (remote write)', await countAdapter(adapter.url, 'rw', false, slot, ROUNDS))
+            const after = await groupCommits(adapter.url)
+            log(`    adapter: ${fmt((after.writes - before.writes) / Math.max(1, after.commits - before.commits), 2)} bodies a commit`)
           }
           if (run % 2 === 0) {
             await runB()

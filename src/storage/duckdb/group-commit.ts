@@ -3,7 +3,7 @@ import { StorageUnavailableError } from '../errors.js'
 import type { ColumnBatch } from '../types.js'
 import type { DuckDBConnection } from '@duckdb/node-api'
 import { appendColumnBatch } from './append-columns.js'
-import { FLUSH_ROWS } from './appender.js'
+import { discardAppender, FLUSH_ROWS } from './appender.js'
 import { duckdbDialect } from './dialect.js'
 import type { Newest, TableCache } from './tables.js'
 
@@ -97,7 +97,9 @@ export class ColumnGroups {
       this.queue.push({ batches, ...sizeOf(batches), resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
-        this.schedule()
+        // one event-loop turn first: a request whose bytes have arrived meanwhile (remote write at
+        // concurrency 2) is parsed and joins this group, sharing its commit (bench/README.md)
+        setImmediate(() => this.schedule())
       }
     })
   }
@@ -183,9 +185,40 @@ async function appendTargets(conn: DuckDBConnection, targets: ColumnTarget[]): P
   return written
 }
 
-/** one table, few enough rows that its appender commits them in one flush (its closeSync) */
-function isOneFlush(targets: ColumnTarget[]): boolean {
-  return targets.length === 1 && targets[0].b.count <= FLUSH_ROWS
+/** one table, few enough rows that one appender commits them in one flush (its closeSync) */
+function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
+  const first = planned[0].targets[0]
+  let rows = 0
+  for (const p of planned) {
+    for (const t of p.targets) {
+      if (t.schema !== first.schema || t.b.table !== first.b.table) {
+        return false
+      }
+      rows += t.b.count
+    }
+  }
+  return rows <= FLUSH_ROWS
+}
+
+/** Every member's rows through one appender, committed by its closeSync alone (isOneFlush): each member's count. */
+async function appendOnce(conn: DuckDBConnection, planned: { targets: ColumnTarget[] }[]): Promise<number[]> {
+  const first = planned[0].targets[0]
+  const appender = await conn.createAppender(first.b.table, first.schema)
+  try {
+    const counts: number[] = []
+    for (const p of planned) {
+      let n = 0
+      for (const t of p.targets) {
+        n += await appendColumnBatch(appender, t.names, t.b, false)
+      }
+      counts.push(n)
+    }
+    appender.closeSync()
+    return counts
+  } catch (err) {
+    discardAppender(appender)
+    throw err
+  }
 }
 
 /** After the commit: the targets' tables know their new newest timestamps. */
@@ -258,9 +291,10 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
   }
   try {
     // in BEGIN ... COMMIT: an appender closed alone commits inside closeSync, WAL write and fsync
-    // on the main thread (bench/README.md); COMMIT runs on DuckDB's threads. A lone call of one
-    // table and one flush commits in closeSync all the same (atomic): without BEGIN and COMMIT it
-    // saves their two trips to DuckDB's threads (a remote-write body at concurrency 1)
+    // on the main thread (bench/README.md); COMMIT runs on DuckDB's threads. A group of one table
+    // and one flush commits in one closeSync all the same (atomic): without BEGIN and COMMIT it
+    // saves their two trips to DuckDB's threads, which cost more CPU than the fsync they move
+    // off the main thread (remote write, 2,000-sample bodies at concurrency 1 and 2)
     const all = async (c: DuckDBConnection): Promise<number[]> => {
       const out: number[] = []
       for (const p of planned) {
@@ -268,7 +302,7 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
       }
       return out
     }
-    const counts = planned.length === 1 && isOneFlush(planned[0].targets) ? await host.alone(all) : await host.committed(all)
+    const counts = isOneFlush(planned) ? await host.alone((c) => appendOnce(c, planned)) : await host.committed(all)
     planned.forEach((p) => raiseNewest(p.targets))
     planned.forEach((p, i) => p.m.resolve(counts[i]))
     return
