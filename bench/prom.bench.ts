@@ -13,6 +13,8 @@
  *                               BENCH_PROM_RUNS=3 (runs of each target per concurrency)
  *                               BENCH_VM_URL=http://127.0.0.1:18428 (a VictoriaMetrics already running)
  *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp (a subset), BENCH_PROM_CONCURRENCY=1,2, BENCH_PROM_READ=0 (no remote read)
+ *                               BENCH_PAIRED_B_DIR=<another checkout>: its adapter's remote write too (target "B"), in
+ *                               each run beside this one's, the one going first alternating from run to run
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -37,7 +39,7 @@ const SLOTS = 1 + 2 * RUNS * ROUNDS
 const T0 = Math.floor((Date.now() - 3_600_000 - SLOTS * SCRAPE_MS) / 60_000) * 60_000
 const HEADERS = { 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf', 'X-Prometheus-Remote-Write-Version': '0.1.0' }
 
-export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write' | 'adapter line protocol'
+export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write' | 'adapter line protocol' | 'B adapter remote write'
 
 export interface PromBenchResult {
   samples: number
@@ -81,7 +83,7 @@ const LABEL_BYTES: Buffer[] = Array.from({ length: SERIES }, (_, i) =>
  * Scrape slots [from, from + rounds), 10,000 series each, as remote-write bodies: body b of a slot
  * holds series b*2000 .. b*2000+1999, one sample each (as Prometheus' queue sends a scrape).
  */
-function writeBodies(from: number, rounds: number): Buffer[] {
+export function writeBodies(from: number, rounds: number): Buffer[] {
   const bodies: Buffer[] = []
   const sample = Buffer.alloc(9 + 1 + 10)
   for (let slot = from; slot < from + rounds; slot++) {
@@ -116,6 +118,13 @@ function lineBodies(from: number, rounds: number): Buffer[] {
   return bodies
 }
 
+/** the adapter's group commits so far and the writes they carried (/metrics) */
+async function groupCommits(url: string): Promise<{ commits: number; writes: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return { commits: value('db_adapter_storage_group_commits_total'), writes: value('db_adapter_storage_group_commit_writes_total') }
+}
+
 /** Samples the adapter holds in slots [from, from + rounds). */
 async function countAdapter(url: string, db: string, lineProtocol: boolean, from: number, rounds: number): Promise<number> {
   const where = `WHERE ts >= ${tsOf(from)} AND ts <= ${tsOf(from + rounds - 1)}`
@@ -140,7 +149,11 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
   try {
     // (no management server: other benches' adapters may hold its fixed port)
     const adapter = await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'prom.duckdb')}`, '--log.path=' + dir, '--manager.enable=false'])
+    // BENCH_PAIRED_B_DIR: another build's adapter, for an A/B in the same runs
+    const bDir = process.env.BENCH_PAIRED_B_DIR
+    const adapterB = bDir === undefined ? undefined : await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'b.duckdb')}`, `--log.path=${dir}`, '--manager.enable=false'], bDir)
     try {
+      const rwUrlB = adapterB === undefined ? '' : `${adapterB.url}/metricsproto/v1/remote_write/rw`
       const rwUrl = `${adapter.url}/metricsproto/v1/remote_write/rw`
       const lpUrl = `${adapter.url}/lineproto/v1/write?db=lp&precision=ms&u=root&p=taosdata`
       // this bench's samples apart from any a VictoriaMetrics at BENCH_VM_URL already holds
@@ -151,6 +164,10 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
       // every target registers the 10,000 series first (untimed): the runs measure a scrape's steady state
       log(`registering ${fmt(SERIES)} series in each target ...`)
       await postBodies(rwUrl, writeBodies(0, 1), 1, { ...HEADERS, Authorization: AUTH })
+      if (adapterB !== undefined) {
+        await sql(adapterB.url, `CREATE DATABASE rw PRECISION 'ms'`)
+        await postBodies(rwUrlB, writeBodies(0, 1), 1, { ...HEADERS, Authorization: AUTH })
+      }
       await postBodies(vmUrl, writeBodies(0, 1), 1, HEADERS)
       await postBodies(lpUrl, lineBodies(0, 1), 1)
       let slot = 1
@@ -158,7 +175,8 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
         const rw = { concurrency, target: 'adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         const peer = { concurrency, target: 'VictoriaMetrics remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         const lp = { concurrency, target: 'adapter line protocol' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
-        result.runs.push(rw, peer, lp)
+        const rwB = { concurrency, target: 'B adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        result.runs.push(rw, peer, lp, rwB)
         for (let run = 0; run < RUNS; run++, slot += ROUNDS) {
           log(`concurrency ${concurrency}, run ${run + 1} of ${RUNS} (${fmt(samples)} samples): adapter remote write, VictoriaMetrics, adapter line protocol ...`)
           const bodies = writeBodies(slot, ROUNDS)
@@ -176,9 +194,24 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
             into.cpuPerMillion.push(((cpuSeconds(pid) - cpu) / samples) * 1e6)
             into.samplesPerSec.push(samples / seconds)
           }
+          const runB = async (): Promise<void> => {
+            if (adapterB !== undefined) {
+              await timed(rwB, adapterB.child.pid, () => postBodies(rwUrlB, bodies, concurrency, { ...HEADERS, Authorization: AUTH }))
+              check('adapter B (remote write)', await countAdapter(adapterB.url, 'rw', false, slot, ROUNDS))
+            }
+          }
+          if (run % 2 === 1) {
+            await runB()
+          }
           if (TARGETS.has('rw')) {
+            const before = await groupCommits(adapter.url)
             await timed(rw, adapter.child.pid, () => postBodies(rwUrl, bodies, concurrency, { ...HEADERS, Authorization: AUTH }))
             check('the adapter (remote write)', await countAdapter(adapter.url, 'rw', false, slot, ROUNDS))
+            const after = await groupCommits(adapter.url)
+            log(`    adapter: ${fmt((after.writes - before.writes) / Math.max(1, after.commits - before.commits), 2)} bodies a commit`)
+          }
+          if (run % 2 === 0) {
+            await runB()
           }
           if (TARGETS.has('vm')) {
             await timed(peer, vm.pid, () => postBodies(vmUrl, bodies, concurrency, HEADERS))
@@ -223,6 +256,7 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
       result.peakRssMiB = adapter.peakRssMiB()
     } finally {
       await adapter.stop()
+      await adapterB?.stop()
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -242,6 +276,11 @@ export function promTable(r: PromBenchResult): Record<string, Record<string, str
       'x VictoriaMetrics': vm === undefined || vm.samplesPerSec.length === 0 ? '-' : fmt(m / median(vm.samplesPerSec), 2),
       'CPU s per 1M samples': fmt(median(run.cpuPerMillion), 2),
       runs: run.samplesPerSec.map((x) => fmt(x)).join(' '),
+    }
+    const b = r.runs.find((x) => x.concurrency === run.concurrency && x.target === 'B adapter remote write')
+    if (run.target === 'adapter remote write' && b !== undefined && b.samplesPerSec.length > 0) {
+      // the A/B: run by run (each pair ran back to back), the median of this build's samples/s over B's
+      rows[`${run.target}, concurrency ${run.concurrency}`]['x B (median of pairs)'] = fmt(median(run.samplesPerSec.map((x, i) => x / b.samplesPerSec[i])), 2)
     }
   }
   return rows

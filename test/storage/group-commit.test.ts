@@ -96,16 +96,44 @@ describe('appendColumns group commit', () => {
   it('a write queued while a group waits for the lock runs before the next group', async () => {
     const big = (from: number): ColumnBatch[] => [columnBatch('g', 'a', [{ tid: 1, ts: span(from, from + 100_000), v: span(from, from + 100_000) }])]
     const order: string[] = []
+    // a transaction holds the write lock until released
+    let release = (): void => {}
+    let holding = (): void => {}
+    const holds = new Promise<void>((r) => (holding = r))
+    const held = engine.transaction(
+      () =>
+        new Promise<void>((r) => {
+          release = r
+          holding()
+        }),
+    )
+    await holds
     // two calls over the group bound: the first group takes one, the other waits for a second drain
     const first = engine.appendColumns(big(0)).then(() => order.push('group 1'))
     const second = engine.appendColumns(big(100_000)).then(() => order.push('group 2'))
+    // a drain asks for the lock one event-loop turn after the first call (company may join it)
+    await new Promise((r) => setImmediate(r))
     // asks for the lock after the first drain, before the first group is taken (and the second drain queued)
     const ddl = engine.exec('CREATE TABLE td_g.later (x INTEGER)').then(() => order.push('ddl'))
-    await Promise.all([first, ddl, second])
+    release()
+    await Promise.all([held, first, ddl, second])
     expect(order).toEqual(['group 1', 'ddl', 'group 2'])
     expect(engine.groupCommitStats()).toEqual({ groups: 2, members: 2 })
     const [[n, high]] = await engine.query('SELECT count(*), max(ts) FROM td_g.a')
     expect([n, high]).toEqual([200_000n, 199_999n])
+  })
+
+  it('a call waits one event-loop turn for company: calls made meanwhile share its commit', async () => {
+    // another caller in a later callback of the same turn (as a second request whose bytes have
+    // arrived: I/O callbacks run before the turn's immediates)
+    const later = new Promise<number | undefined>((r) => setImmediate(() => r(engine.appendColumns([columnBatch('g', 'a', [{ tid: 2, ts: span(0, 5), v: span(0, 5) }])]))))
+    // a microtask later: a call of the same turn, not of the same synchronous run
+    await Promise.resolve()
+    const first = engine.appendColumns([columnBatch('g', 'a', [{ tid: 1, ts: span(0, 10), v: span(0, 10) }])])
+    const second = await later
+    expect([await first, second]).toEqual([10, 5])
+    expect(engine.groupCommitStats()).toEqual({ groups: 1, members: 2 })
+    expect(await rows('a')).toEqual([...span(0, 10).map((t) => [1, BigInt(t), t]), ...span(0, 5).map((t) => [2, BigInt(t), t])])
   })
 
   it('groups stay within their row bound: a large queue is split', async () => {

@@ -1,8 +1,9 @@
 /**
  * @module
  * A remote-write WriteRequest read straight off its bytes for the write path: per series with
- * samples, the raw bytes of its labels as a key (a series seen before needs no label decoding,
- * sorting or hashing) and its samples in flat typed arrays, with no object per label or sample.
+ * samples, where the raw bytes of its labels lie and a 32-bit hash of them (a series seen before
+ * needs no label decoding, sorting or string key) and its samples in flat typed arrays, with no
+ * object per label or sample.
  * Labels are decoded (`labelsOf`) only for series the caller does not know yet. Pure.
  *
  * The wire format is prompb's (remote-proto.ts): WriteRequest{timeseries=1, metadata=3},
@@ -25,8 +26,15 @@ const WIRE_FIXED32 = 5
 export interface ScannedWrite {
   /** series with at least one sample (the others are not stored, so not resolved either) */
   count: number
-  /** per series: its label fields' bytes as latin1 (one char per byte): equal bytes, equal key */
-  keys: string[]
+  /**
+   * per series: its key, the bytes of its label fields, at [keyFrom, keyTo) of `bytes` (equal
+   * bytes, equal key), or of `joined` when its labels are not side by side (never so from
+   * Prometheus); `hashes` their hash (keyHash)
+   */
+  keyFrom: Int32Array
+  keyTo: Int32Array
+  hashes: Int32Array
+  joined: Map<number, Buffer> | undefined
   /** per series: where its TimeSeries message lies in `bytes` (for labelsOf) */
   starts: Int32Array
   ends: Int32Array
@@ -165,11 +173,38 @@ function grow<T extends Float64Array | Int32Array>(a: T, need: number, used: num
   return b
 }
 
+/**
+ * A 32-bit hash of buf[from, to), a series' key, computed in place with no string made: four
+ * bytes a step (multiply and shift, as MurmurHash2 mixes), then the odd bytes, then a final mix.
+ */
+export function keyHash(buf: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5 ^ (to - from)
+  let p = from
+  for (; p + 4 <= to; p += 4) {
+    h = Math.imul(h ^ (buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)), 0x5bd1e995)
+    h ^= h >>> 15
+  }
+  for (; p < to; p++) {
+    h = Math.imul(h ^ buf[p], 0x01000193)
+  }
+  h ^= h >>> 13
+  h = Math.imul(h, 0x5bd1e995)
+  return (h ^ (h >>> 15)) | 0
+}
+
+/** The bytes of series i's key (see ScannedWrite.keyFrom). */
+export function keyBytes(scan: ScannedWrite, i: number): Buffer {
+  return scan.joined?.get(i) ?? scan.bytes.subarray(scan.keyFrom[i], scan.keyTo[i])
+}
+
 /** The series and samples of a decoded (inflated) WriteRequest; RemoteDecodeError when it is not one. */
 export function scanWriteRequest(bytes: Buffer): ScannedWrite {
   const c = new Cursor(bytes)
   c.end = bytes.length
-  const keys: string[] = []
+  let joined: Map<number, Buffer> | undefined
+  let keyFrom = new Int32Array(256)
+  let keyTo = new Int32Array(256)
+  let hashes = new Int32Array(256)
   let starts = new Int32Array(256)
   let ends = new Int32Array(256)
   let sampleEnds = new Int32Array(256)
@@ -192,7 +227,7 @@ export function scanWriteRequest(bytes: Buffer): ScannedWrite {
       c.end = end
       let labelsFrom = -1
       let labelsTo = -1
-      let split: string | undefined
+      let split: Buffer[] | undefined
       const first = samples
       while (c.pos < end) {
         const at = c.pos
@@ -206,7 +241,8 @@ export function scanWriteRequest(bytes: Buffer): ScannedWrite {
             labelsFrom = at
           } else if (labelsTo !== at || split !== undefined) {
             // labels not side by side (never so from Prometheus): the key is their bytes joined
-            split = (split ?? bytes.toString('latin1', labelsFrom, labelsTo)) + bytes.toString('latin1', at, c.pos)
+            split ??= [bytes.subarray(labelsFrom, labelsTo)]
+            split.push(bytes.subarray(at, c.pos))
           }
           labelsTo = c.pos
         } else if (f === 2) {
@@ -247,8 +283,23 @@ export function scanWriteRequest(bytes: Buffer): ScannedWrite {
           starts = grow(starts, count + 1, count)
           ends = grow(ends, count + 1, count)
           sampleEnds = grow(sampleEnds, count + 1, count)
+          keyFrom = grow(keyFrom, count + 1, count)
+          keyTo = grow(keyTo, count + 1, count)
+          hashes = grow(hashes, count + 1, count)
         }
-        keys.push(split ?? (labelsFrom < 0 ? '' : bytes.toString('latin1', labelsFrom, labelsTo)))
+        if (split !== undefined) {
+          const key = Buffer.concat(split)
+          joined ??= new Map()
+          joined.set(count, key)
+          hashes[count] = keyHash(key, 0, key.length)
+        } else if (labelsFrom >= 0) {
+          keyFrom[count] = labelsFrom
+          keyTo[count] = labelsTo
+          hashes[count] = keyHash(bytes, labelsFrom, labelsTo)
+        } else {
+          keyFrom[count] = keyTo[count] = 0
+          hashes[count] = keyHash(bytes, 0, 0)
+        }
         starts[count] = start
         ends[count] = end
         sampleEnds[count] = samples
@@ -262,7 +313,7 @@ export function scanWriteRequest(bytes: Buffer): ScannedWrite {
       c.skip(wire, field)
     }
   }
-  return { count, keys, starts, ends, sampleEnds, samples, values, timestamps, metadataCount, bytes }
+  return { count, keyFrom, keyTo, hashes, joined, starts, ends, sampleEnds, samples, values, timestamps, metadataCount, bytes }
 }
 
 /** The labels of series `i` in wire order, decoded (names and values as UTF-8, missing ones ''). */

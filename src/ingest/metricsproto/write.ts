@@ -13,10 +13,13 @@
  * the catalog's version moved. Figures: bench/README.md (remote write).
  */
 import type { Catalog, ChildTableSpec } from '../../sql/catalog/types.js'
-import type { Precision, StableInfo, TableInfo } from '../../storage/td-types.js'
+import type { Precision, StableInfo } from '../../storage/td-types.js'
 import type { ColumnBatch, Engine, RowBatch } from '../../storage/types.js'
-import { LABELS_TAG, MAX_LABELS_JSON_BYTES, METRICS_STABLE, labelsObject, seriesKey, seriesTableName, sortLabels } from './series.js'
+import { LABELS_TAG, MAX_LABELS_JSON_BYTES, METRICS_STABLE, labelsObject, seriesKey, sortLabels } from './series.js'
+import type { SeriesCache, SeriesTarget, Slot } from './series-cache.js'
 import { labelsOf, type ScannedWrite } from './write-scan.js'
+
+export { SeriesCache } from './series-cache.js'
 
 export interface RemoteWriteResult {
   series: number
@@ -27,71 +30,9 @@ export interface RemoteWriteResult {
   rejectedSamples: number
 }
 
-/** the child table a series' label bytes resolved to */
-interface SeriesTarget {
-  stable: StableInfo
-  table: TableInfo
-  /** the catalog version it was last found current at */
-  checked: number
-}
-
-/** bound of each cache below (entries), cleared whole when reached */
-const CACHE_MAX = 200_000
-/** and of the label bytes the keys hold: a memory budget of 256 MiB must not go to keys */
-const CACHE_MAX_KEY_BYTES = 16 * 2 ** 20
 /** one array for every row batch, so the engine groups a request's thousands of series by identity */
 const WRITE_COLUMNS = ['ts', 'v']
 const TICKS_PER_MS: Record<Precision, bigint> = { ms: 1n, us: 1000n, ns: 1_000_000n }
-
-/**
- * Process-wide: label bytes -> child table per database, and series key -> child name (MD5 per
- * new series was the hot cost before the first cache existed).
- */
-export class SeriesCache {
-  private readonly byDb = new Map<string, Map<string, SeriesTarget>>()
-  private size = 0
-  private keyBytes = 0
-  private nameBytes = 0
-  readonly names = new Map<string, string>()
-
-  targets(db: string): Map<string, SeriesTarget> {
-    let m = this.byDb.get(db)
-    if (m === undefined) {
-      m = new Map()
-      this.byDb.set(db, m)
-    }
-    return m
-  }
-
-  remember(targets: Map<string, SeriesTarget>, key: string, target: SeriesTarget): void {
-    if (this.size >= CACHE_MAX || this.keyBytes >= CACHE_MAX_KEY_BYTES) {
-      for (const m of this.byDb.values()) {
-        m.clear()
-      }
-      this.size = 0
-      this.keyBytes = 0
-    }
-    if (!targets.has(key)) {
-      this.size++
-      this.keyBytes += key.length
-    }
-    targets.set(key, target)
-  }
-
-  nameOf(key: string): string {
-    let name = this.names.get(key)
-    if (name === undefined) {
-      name = seriesTableName(key)
-      if (this.names.size >= CACHE_MAX || this.nameBytes >= CACHE_MAX_KEY_BYTES) {
-        this.names.clear()
-        this.nameBytes = 0
-      }
-      this.names.set(key, name)
-      this.nameBytes += key.length + name.length
-    }
-    return name
-  }
-}
 
 /** A series of this request not in the cache: its table by name, existing or to be created. */
 interface Pending {
@@ -99,8 +40,8 @@ interface Pending {
   target?: SeriesTarget
   /** its child index in this request */
   child: number
-  /** label-bytes keys of the request that name it */
-  keys: string[]
+  /** the series of the request that name it */
+  series: number[]
 }
 
 /**
@@ -122,25 +63,25 @@ export async function writeSeries(
   // each series' child index + 1 in this request (0: rejected); children in order of first
   // appearance (the order the rows path always wrote them in), a new table's tid set once created
   const childOf = new Int32Array(n)
-  const childByTid = new Map<number, number>()
   const tids: number[] = []
-  const child = (tid: number): number => {
-    let c = childByTid.get(tid)
-    if (c === undefined) {
-      c = tids.length
+  const request = cache.nextRequest()
+  const child = (slot: Slot, tid: number): number => {
+    if (slot.stamp !== request) {
+      slot.stamp = request
+      slot.child = tids.length
       tids.push(tid)
-      childByTid.set(tid, c)
     }
-    return c
+    return slot.child
   }
   const pendingByName = new Map<string, Pending>()
   const missing: ChildTableSpec[] = []
   const stable = catalog.getStable(db, METRICS_STABLE) as StableInfo
+  const { bytes, keyFrom, keyTo, hashes, joined } = scan
   for (let i = 0; i < n; i++) {
-    const key = scan.keys[i]
-    const kept = known.get(key)
+    const own = joined?.get(i)
+    const kept = own === undefined ? known.get(hashes[i], bytes, keyFrom[i], keyTo[i]) : known.get(hashes[i], own, 0, own.length)
     if (kept !== undefined && (kept.checked === version || isCurrent(catalog, db, kept, version))) {
-      childOf[i] = child(kept.table.tid) + 1
+      childOf[i] = child(kept.slot, kept.table.tid) + 1
       continue
     }
     // not known (or the catalog changed under it): decode, sort and name as the original adapter does
@@ -155,7 +96,8 @@ export async function writeSeries(
           result.rejected.push({ labels: skey, reason: `table ${name} exists and is not a child table of ${METRICS_STABLE}` })
           continue
         }
-        p = { name, keys: [], target: { stable, table, checked: version }, child: child(table.tid) }
+        const slot = cache.slotOf(table)
+        p = { name, series: [], target: { stable, table, checked: version, slot }, child: child(slot, table.tid) }
       } else {
         const labels = labelsObject(sorted)
         if (Buffer.byteLength(JSON.stringify(labels), 'utf8') > MAX_LABELS_JSON_BYTES) {
@@ -163,12 +105,12 @@ export async function writeSeries(
           continue
         }
         missing.push({ name, stable: METRICS_STABLE, tags: { [LABELS_TAG]: labels }, ...(ttl > 0 ? { ttl } : {}) })
-        p = { name, keys: [], child: tids.length }
+        p = { name, series: [], child: tids.length }
         tids.push(-1)
       }
       pendingByName.set(name, p)
     }
-    p.keys.push(key)
+    p.series.push(i)
     childOf[i] = p.child + 1
   }
   if (missing.length > 0) {
@@ -180,7 +122,7 @@ export async function writeSeries(
     for (const info of created) {
       const p = pendingByName.get(info.name)
       if (p !== undefined && p.target === undefined) {
-        p.target = { stable: current, table: info, checked: now }
+        p.target = { stable: current, table: info, checked: now, slot: cache.slotOf(info) }
         tids[p.child] = info.tid
       }
     }
@@ -191,8 +133,13 @@ export async function writeSeries(
     }
   }
   for (const p of pendingByName.values()) {
-    for (const key of p.keys) {
-      cache.remember(known, key, p.target as SeriesTarget)
+    for (const i of p.series) {
+      const own = joined?.get(i)
+      if (own === undefined) {
+        cache.remember(known, hashes[i], bytes, keyFrom[i], keyTo[i], p.target as SeriesTarget)
+      } else {
+        cache.remember(known, hashes[i], own, 0, own.length, p.target as SeriesTarget)
+      }
     }
   }
   await writeSamples(engine, db, TICKS_PER_MS[precision], scan, childOf, tids, result)

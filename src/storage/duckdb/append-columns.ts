@@ -12,8 +12,10 @@ type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind
 /**
  * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time,
  * each column copied from its typed array into the chunk's vector in one call; then closes it.
+ * With `close` false it neither flushes nor closes (nor discards on failure): the caller appends
+ * more and closes once, all of it one commit outside a transaction.
  */
-export async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch): Promise<number> {
+export async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch, close = true): Promise<number> {
   try {
     const width = appender.columnCount
     const types: DuckDBType[] = []
@@ -75,17 +77,21 @@ export async function appendColumnBatch(appender: DuckDBAppender, names: string[
       }
       appender.appendDataChunk(chunk)
       chunks++
-      if (chunks % (FLUSH_ROWS / CHUNK_ROWS) === 0) {
+      if (close && chunks % (FLUSH_ROWS / CHUNK_ROWS) === 0) {
         appender.flushSync()
       }
       if (start + n < b.count) {
         await yieldToEventLoop()
       }
     }
-    appender.closeSync()
+    if (close) {
+      appender.closeSync()
+    }
     return b.count
   } catch (err) {
-    discardAppender(appender)
+    if (close) {
+      discardAppender(appender)
+    }
     throw err
   }
 }

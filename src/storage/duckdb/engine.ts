@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api'
-import type { DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api'
 import type { ColumnBatch, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import type { Dialect } from '../dialect.js'
 import { isDatabaseInvalidated, StorageUnavailableError } from '../errors.js'
@@ -96,6 +96,8 @@ export class DuckDBEngine implements Engine {
   /** reads open on the pool's connections (a checkpoint waits for those that would make it fail) */
   private readonly reads = new OpenReads()
   private readonly poolWatch: PoolWatch
+  /** BEGIN and COMMIT prepared on the write connection (committed) */
+  private txStatements: Promise<[DuckDBPreparedStatement, DuckDBPreparedStatement]> | undefined
   /** appendColumns calls waiting for the write lock, committed together */
   private readonly columnGroups = new ColumnGroups(this.writeLock, (members) =>
     writeColumnGroup({
@@ -104,6 +106,10 @@ export class DuckDBEngine implements Engine {
       conn: this.writeConn,
       admit: (c) => this.admitWrite(c),
       committed: (fn) => this.committed(fn),
+      alone: (fn) => fn(this.writeConn).catch((err: unknown) => {
+        this.tables.schemaChanged()
+        throw err
+      }),
       failed: (err) => this.noteWriteFailure(err),
     }, members),
   )
@@ -395,10 +401,16 @@ export class DuckDBEngine implements Engine {
    */
   private async committed<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
     const conn = this.writeConn
-    await conn.run('BEGIN TRANSACTION')
+    // prepared once: a remote-write body commits ~500 times a second (bench/README.md)
+    this.txStatements ??= Promise.all([conn.prepare('BEGIN TRANSACTION'), conn.prepare('COMMIT')]).catch((err: unknown) => {
+      this.txStatements = undefined
+      throw err
+    })
+    const [begin, commit] = await this.txStatements
+    await begin.run()
     try {
       const result = await fn(conn)
-      await conn.run('COMMIT')
+      await commit.run()
       return result
     } catch (err) {
       await rollbackQuietly(conn)
