@@ -106,10 +106,6 @@ export class DuckDBEngine implements Engine {
       conn: this.writeConn,
       admit: (c) => this.admitWrite(c),
       committed: (fn) => this.committed(fn),
-      alone: (fn) => fn(this.writeConn).catch((err: unknown) => {
-        this.tables.schemaChanged()
-        throw err
-      }),
       failed: (err) => this.noteWriteFailure(err),
     }, members),
   )

@@ -200,7 +200,7 @@ function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
   return rows <= FLUSH_ROWS
 }
 
-/** Every member's rows through one appender, committed by its closeSync alone (isOneFlush): each member's count. */
+/** Every member's rows through one appender (isOneFlush), flushed into the caller's transaction: each member's count. */
 async function appendOnce(conn: DuckDBConnection, planned: { targets: ColumnTarget[] }[]): Promise<number[]> {
   const first = planned[0].targets[0]
   const appender = await conn.createAppender(first.b.table, first.schema)
@@ -239,8 +239,6 @@ export interface GroupHost {
   admit: (conn: DuckDBConnection) => Promise<void>
   /** fn in one transaction; rolled back, cached layouts and bounds dropped, on failure */
   committed: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>
-  /** fn outside a transaction (each appender flush commits alone); cached layouts and bounds dropped on failure */
-  alone: <T>(fn: (conn: DuckDBConnection) => Promise<T>) => Promise<T>
   /** a failure noted (a full pool makes a checkpoint due): the error to answer with */
   failed: (err: unknown) => unknown
 }
@@ -290,11 +288,10 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
     return
   }
   try {
-    // in BEGIN ... COMMIT: an appender closed alone commits inside closeSync, WAL write and fsync
-    // on the main thread (bench/README.md); COMMIT runs on DuckDB's threads. A group of one table
-    // and one flush commits in one closeSync all the same (atomic): without BEGIN and COMMIT it
-    // saves their two trips to DuckDB's threads, which cost more CPU than the fsync they move
-    // off the main thread (remote write, 2,000-sample bodies at concurrency 1 and 2)
+    // always in BEGIN ... COMMIT: an appender closed alone commits inside closeSync, the WAL write
+    // and its fsync on the main thread (1-3 ms a body here, more on network volumes; probes and
+    // queries wait behind it, bench/README.md); COMMIT runs on DuckDB's threads. A group of one
+    // table and one flush shares one appender
     const all = async (c: DuckDBConnection): Promise<number[]> => {
       const out: number[] = []
       for (const p of planned) {
@@ -302,7 +299,7 @@ export async function writeColumnGroup(host: GroupHost, members: GroupMember[]):
       }
       return out
     }
-    const counts = isOneFlush(planned) ? await host.alone((c) => appendOnce(c, planned)) : await host.committed(all)
+    const counts = await host.committed(isOneFlush(planned) ? (c) => appendOnce(c, planned) : all)
     planned.forEach((p) => raiseNewest(p.targets))
     planned.forEach((p, i) => p.m.resolve(counts[i]))
     return
