@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { CHECKPOINT_NEW_TABLES, CHECKPOINT_WAL_BYTES } from './checkpoint.js'
+import { CHECKPOINT_NEW_TABLES, CHECKPOINT_WAL_BYTES, newTablesBar } from './checkpoint.js'
 import { DuckDBEngine } from './engine.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'db-adapter-checkpoint-'))
@@ -122,6 +122,37 @@ describe('DuckDB checkpoints', () => {
       next = await append(engine, next, 1)
       await new Promise((r) => setTimeout(r, 1500))
       expect(engine.checkpointStats()?.done).toBe(1)
+    } finally {
+      await engine.close()
+    }
+  })
+
+  it('wait for more new tables the more the file holds, within a fifth of the pool', async () => {
+    expect(newTablesBar(0, 2 ** 30)).toBe(CHECKPOINT_NEW_TABLES)
+    expect(newTablesBar(4000, 2 ** 30)).toBe(1000)
+    // 48 MB of pool: a fifth of it holds ~153 new tables' rows, under the fixed bar
+    expect(newTablesBar(4000, 48 * 2 ** 20)).toBe(CHECKPOINT_NEW_TABLES)
+    const file = join(dir, 'many.duckdb')
+    let engine = await DuckDBEngine.open(file, { memoryLimitBytes: 2 ** 30 })
+    await engine.exec('CREATE SCHEMA td_n')
+    for (let i = 0; i < 1400; i++) {
+      await engine.exec(`CREATE TABLE td_n.a${i} (_tid INTEGER, ts BIGINT)`)
+    }
+    await engine.close()
+    // reopened: 1,400 tables counted, so 300 more make no checkpoint due (the fixed bar would)
+    engine = await DuckDBEngine.open(file, { memoryLimitBytes: 2 ** 30 })
+    try {
+      for (let i = 0; i < 300; i++) {
+        await engine.exec(`CREATE TABLE td_n.b${i} (_tid INTEGER, ts BIGINT)`)
+        await engine.writeRows([{ db: 'n', table: `b${i}`, tid: 1, columns: ['ts'], rows: [[1700000000000n]] }])
+      }
+      expect(engine.checkpointStats()?.done).toBe(0)
+      for (let i = 300; i < 500; i++) {
+        await engine.exec(`CREATE TABLE td_n.b${i} (_tid INTEGER, ts BIGINT)`)
+        await engine.writeRows([{ db: 'n', table: `b${i}`, tid: 1, columns: ['ts'], rows: [[1700000000000n]] }])
+      }
+      expect(await until(() => (engine.checkpointStats()?.done ?? 0) >= 1, 5000)).toBe(true)
+      expect(await engine.query('SELECT count(*) FROM duckdb_tables() WHERE schema_name = \'td_n\'')).toEqual([[1900n]])
     } finally {
       await engine.close()
     }

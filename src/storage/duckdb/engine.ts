@@ -129,7 +129,7 @@ export class DuckDBEngine implements Engine {
     this.pool = new ConnectionPool(instance, readConnections)
     this.rows = new RowWriter(this.tables, directAppend)
     const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
-    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, onBackgroundFailure, checkpointIdleMs)
+    this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, limitBytes, onBackgroundFailure, checkpointIdleMs)
     this.poolWatch = new PoolWatch(limitBytes, overdue)
   }
 
@@ -143,7 +143,8 @@ export class DuckDBEngine implements Engine {
     const instance = await DuckDBInstance.create(path, settings)
     const writeConn = await instance.connect()
     const limit = (await (await writeConn.run("SELECT current_setting('memory_limit')")).getRows())[0][0]
-    return new DuckDBEngine(
+    const tables = (await (await writeConn.run('SELECT count(*) FROM duckdb_tables()')).getRows())[0][0]
+    const engine = new DuckDBEngine(
       instance,
       writeConn,
       Math.max(1, opts.readConnections ?? 4),
@@ -155,6 +156,8 @@ export class DuckDBEngine implements Engine {
       opts.onBackgroundFailure,
       opts.checkpointIdleMs,
     )
+    engine.checkpointer.setTableCount(Number(tables))
+    return engine
   }
 
   /**
