@@ -104,7 +104,7 @@ export class DuckDBEngine implements Engine {
       closed: () => this.closed,
       tables: this.tables,
       conn: this.writeConn,
-      admit: (c) => this.admitWrite(c),
+      admit: () => this.admitWrite(),
       committed: (fn) => this.committed(fn),
       failed: (err) => this.noteWriteFailure(err),
     }, members),
@@ -130,7 +130,7 @@ export class DuckDBEngine implements Engine {
     this.rows = new RowWriter(this.tables, directAppend)
     const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
     this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, limitBytes, onBackgroundFailure, checkpointIdleMs)
-    this.poolWatch = new PoolWatch(limitBytes, overdue)
+    this.poolWatch = new PoolWatch(limitBytes, overdue, () => instance.connect())
   }
 
   static async open(path: string, opts: DuckDBEngineOptions = {}): Promise<DuckDBEngine> {
@@ -226,11 +226,11 @@ export class DuckDBEngine implements Engine {
    * the rows appended since the last one evictable), and past POOL_SHED_FRACTION the write is
    * refused with a 503 (PoolWatch). File databases only: in memory the rows are the pool.
    */
-  private async admitWrite(conn: DuckDBConnection): Promise<void> {
+  private async admitWrite(): Promise<void> {
     if (!this.fileBacked) {
       return
     }
-    const fraction = await this.poolWatch.fraction(conn)
+    const fraction = await this.poolWatch.fraction()
     this.checkpointer.notePool(fraction)
     if (fraction >= POOL_CHECKPOINT_FRACTION) {
       // queued behind this write (it waits for the write lock)
@@ -432,7 +432,7 @@ export class DuckDBEngine implements Engine {
     }
     const n = await this.writeLock.run(async () => {
       const conn = this.writeConn
-      await this.admitWrite(conn)
+      await this.admitWrite()
       const first = await this.rows.prepareGroup(conn, groups[0])
       if (groups.length === 1 && this.rows.appendsAlone(first)) {
         return this.rows.writePrepared(conn, first)
@@ -538,6 +538,7 @@ export class DuckDBEngine implements Engine {
         // in-memory databases and read-only files have nothing to checkpoint
       }
       this.writeConn.closeSync()
+      await this.poolWatch.close()
       this.pool.closeAll()
       this.instance.closeSync()
     })

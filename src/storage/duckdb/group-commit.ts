@@ -185,7 +185,7 @@ async function appendTargets(conn: DuckDBConnection, targets: ColumnTarget[]): P
   return written
 }
 
-/** one table, few enough rows that one appender commits them in one flush (its closeSync) */
+/** one table, few enough rows for one appender flush */
 function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
   const first = planned[0].targets[0]
   let rows = 0
