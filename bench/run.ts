@@ -208,7 +208,9 @@ if (selected.has('prom')) {
   console.log('Prometheus remote write (bodies of 2,000 samples, 10,000 series) beside VictoriaMetrics and line protocol of the same samples, runs alternating; remote read')
   const r = await runPromBench(log)
   console.table(promTable(r))
-  log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
+  if (!Number.isNaN(r.readMs)) {
+    log(`remote read of one series with ${fmt(r.readSamples)} samples: median ${fmt(r.readMs, 0)} ms; adapter peak RSS ${fmt(r.peakRssMiB, 0)} MiB`)
+  }
 }
 
 if (selected.has('group')) {
