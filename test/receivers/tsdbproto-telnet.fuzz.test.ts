@@ -3,7 +3,7 @@
  * fixed seed (test/lib/fuzz.ts: FUZZ_SEED, FUZZ_RUNS) of mutated and generated `put` lines, lines
  * past the 64 KiB limit and random bytes, split at random places into writes, over one long-lived
  * connection and over many short ones (some ending without a newline, some reset mid-line),
- * while another connection holds a line that never ends. The HTTP telnet fuzz
+ * while another connection streams a line of 192 KiB without a newline. The HTTP telnet fuzz
  * (test/ingest/tsdbproto.fuzz.test.ts) covers the parser; this one covers the listener: line
  * splitting, the line limit, batching per connection and the connections' life.
  *
@@ -186,8 +186,11 @@ beforeAll(async () => {
     (rows) => rows.length === 2 && rows.every((r) => String(r[0]) > '2020'),
   )
   expect(baseline).toHaveLength(2)
+  // a client that streams without newlines: skipped past the line limit (one malformed line), never kept
   hog = await open()
-  await write(hog, 'put never.ends 1700000000 1 h=')
+  hog.resume()
+  await write(hog, `put never.ends 1700000000 1 h=${'x'.repeat(3 * TELNET_MAX_LINE_BYTES)}`)
+  lines++
   long = await open()
   long.resume()
   stalls = await watchStalls(adapter.url)
@@ -264,14 +267,19 @@ describe('telnet receiver fuzz over TCP', () => {
     await write(s, 'put after.fuzz 1700000000 7 h=new\n')
     await end(s)
     await write(long, 'put after.fuzz 1700000000 8 h=long\n')
+    // the streaming client's next line after its newline is taken again
+    await write(hog, `${'y'.repeat(1000)}\nput after.fuzz 1700000000 9 h=hog\n`)
     const rows = await pollUntil(
       () => sqlRows(adapter.url, `select _value, h from ${DB}.after_fuzz order by h`).catch(() => []),
-      (r) => r.length === 2,
+      (r) => r.length === 3,
     )
     expect(rows).toEqual([
+      [9, 'hog'],
       [8, 'long'],
       [7, 'new'],
     ])
+    lines += 3
+    await waitCounted('the last puts')
     const c = await receiverCounters(adapter.url, RECEIVER)
     expect(c['connections.accepted']).toBe(connections)
     expect(c['connections.refused']).toBe(0)
