@@ -62,3 +62,50 @@ export async function watchStalls(base: string): Promise<{ stop(): Promise<numbe
     },
   }
 }
+
+/**
+ * A receiver's counters on /metrics, keyed `packets.accepted`, `points.written`,
+ * `connections.refused`..., plus `kernel_drops` (UDP receivers); absent ones read 0.
+ */
+export async function receiverCounters(base: string, receiver: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`)).text()
+  const out: Record<string, number> = { kernel_drops: 0 }
+  const re = /^db_adapter_receiver_(packets|points|connections|kernel_drops)_total\{([^}]*)\} (\S+)$/gm
+  for (const m of text.matchAll(re)) {
+    const labels = Object.fromEntries([...m[2].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]))
+    if (labels.receiver !== receiver) {
+      continue
+    }
+    out[m[1] === 'kernel_drops' ? 'kernel_drops' : `${m[1]}.${labels.result}`] = Number(m[3])
+  }
+  return new Proxy(out, { get: (o, k: string) => o[k] ?? 0 })
+}
+
+/** Sends each datagram to 127.0.0.1:`port` from one socket, each send awaited. */
+export async function sendDatagrams(port: number, datagrams: Uint8Array[]): Promise<void> {
+  const { createSocket } = await import('node:dgram')
+  const s = createSocket('udp4')
+  try {
+    for (const d of datagrams) {
+      await new Promise<void>((resolve, reject) => s.send(d, port, '127.0.0.1', (err) => (err ? reject(err) : resolve())))
+    }
+  } finally {
+    s.close()
+  }
+}
+
+/**
+ * Polls `read` until `done` says yes (or `ms` passed) and answers its last value: UDP receivers
+ * count a datagram only once the event loop has read it, so a test waits for the counters instead
+ * of sleeping (and sends its next datagrams only then: the kernel's buffer never overflows).
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms
+  for (;;) {
+    const v = await read()
+    if (done(v) || Date.now() > until) {
+      return v
+    }
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}

@@ -82,6 +82,8 @@ describe('parseCollectdPacket', () => {
       NOW,
     )
     expect(r.error).toBeUndefined()
+    // the last second a nanosecond timestamp holds is still taken
+    expect(parseCollectdPacket(packet(u64(0x0001, 9_223_372_036n), str(0x0002, 'p'), values([[1, 1]])), NOW).points[0].ts).toBe(9_223_372_036_000_000_000n)
     expect(r.points.map((p) => [p.measurement, p.fields[0].value, p.ts])).toEqual([
       ['p_0', Number(2n ** 63n + 1n), 1_700_000_000_000_000_000n],
       ['p_1', -1.5, 1_700_000_000_000_000_000n],
@@ -120,6 +122,10 @@ describe('parseCollectdPacket', () => {
       [packet(good, part(0x0006, new Uint8Array([0, 1, 9, 0, 0, 0, 0, 0, 0, 0, 0]))), /^byte 21: part 0x0006: value 0 has unknown data source type 9$/],
       [packet(good, part(0x0210, new Uint8Array(8))), /^byte 21: part 0x0210: encrypted part/],
       [packet(values([[1, 1]])), /^byte 0: part 0x0006: value list before any plugin part$/],
+      // past 2262 in nanoseconds: storage would have wrapped it to a wrong time (found by the receiver fuzz)
+      [packet(good, u64(0x0001, 9_300_000_000n)), /^byte 21: part 0x0001: time 9300000000 s is past the nanosecond timestamp range \(2262-04-11\)$/],
+      [packet(good, u64(0x0001, 2n ** 64n - 1n)), /^byte 21: part 0x0001: time 18446744073709551615 s is past/],
+      [packet(good, u64(0x0008, 2n ** 64n - 1n)), /^byte 21: part 0x0008: time 17179869183 s is past/],
     ]
     for (const [bytes, message] of cases) {
       const r = parseCollectdPacket(bytes, NOW)

@@ -33,6 +33,8 @@ const DS_DERIVE = 2
 const DS_ABSOLUTE = 3
 
 const NS_PER_S = 1_000_000_000n
+/** the last nanosecond a signed 64-bit timestamp holds */
+const MAX_TIME_NS = 2n ** 63n - 1n
 
 export interface CollectdPacket {
   points: Point[]
@@ -114,11 +116,15 @@ export function parseCollectdPacket(packet: Uint8Array, nowNs: bigint): Collectd
           break
         }
         const v = view.getBigUint64(start)
-        if (type === PART_TIME) {
-          state.time = v * NS_PER_S
-        } else if (type === PART_TIME_HR) {
-          // 2^-30 s units
-          state.time = (v * NS_PER_S) >> 30n
+        if (type === PART_TIME || type === PART_TIME_HR) {
+          // TIME_HR is in 2^-30 s units
+          const ns = type === PART_TIME ? v * NS_PER_S : (v * NS_PER_S) >> 30n
+          if (ns > MAX_TIME_NS) {
+            // storage would wrap it to a wrong time (2^40 s was stored as 1738): refused instead
+            problem = `time ${ns / NS_PER_S} s is past the nanosecond timestamp range (2262-04-11)`
+            break
+          }
+          state.time = ns
         }
         break
       }

@@ -100,6 +100,15 @@ describe('StatsD aggregation', () => {
     expect(t.lower).toEqual(['DOUBLE', 5])
   })
 
+  it('keeps mean and stddev finite for large values at small sample rates (found by the receiver fuzz)', () => {
+    const agg = aggregator()
+    agg.feed('big:1e300|ms|@0.0000000001\nbig:1e300|ms\none:1e300|h|@0.5')
+    const got = byKey(agg.gather(TS))
+    // the same value 1e10 + 1 times: its mean, no spread (was mean Infinity, stddev NaN)
+    expect(got['big|metric_type=timing']).toMatchObject({ mean: ['DOUBLE', 1e300], stddev: ['DOUBLE', 0], upper: ['DOUBLE', 1e300], count: ['BIGINT', 10_000_000_001n] })
+    expect(got['one|metric_type=histogram']).toMatchObject({ mean: ['DOUBLE', 1e300], stddev: ['DOUBLE', 0], count: ['BIGINT', 2n] })
+  })
+
   it('keeps the caches the delete flags leave on, and re-emits them each gather', () => {
     const agg = aggregator({ deleteCounters: false, deleteGauges: false, deleteSets: false, deleteTimings: false })
     agg.feed('c:1|c\ng:5|g\ns:x|s\nt:1|ms')

@@ -204,8 +204,13 @@ function addTiming(t: TimingSeries, v: number, n: number): void {
   }
   const total = t.count + n
   const delta = v - t.mean
-  t.mean += (delta * n) / total
-  t.m2 += (delta * delta * t.count * n) / total
+  // weights first: delta * n overflowed for large values at small rates (1e300 at @1e-10: a mean
+  // of Infinity, and 0 * Infinity = NaN as the first sample's m2)
+  t.mean += delta * (n / total)
+  const w = (t.count * n) / total
+  if (w > 0) {
+    t.m2 += w * delta * delta
+  }
   t.count = total
   t.sum += v * n
   if (v > t.upper) {
