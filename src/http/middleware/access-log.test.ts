@@ -21,6 +21,9 @@ function captureLogger(level = 'info'): { logger: Logger; lines: Record<string, 
   return { logger: pino({ level }, sink), lines }
 }
 
+/** the access line is written once the response is on its way (a setImmediate later) */
+const written = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
+
 describe('accessLog middleware', () => {
   let app: Hono
   let lines: Record<string, unknown>[]
@@ -45,6 +48,9 @@ describe('accessLog middleware', () => {
 
   it('writes one line per request with status, latency, ip, method and uri', async () => {
     await app.request('/ok?a=1&b=%20', { headers: { 'X-Forwarded-For': '10.1.2.3, 10.0.0.1' } })
+    // not on the response's path: the line comes after it
+    expect(lines.filter((l) => l.msg === 'request')).toHaveLength(0)
+    await written()
     const access = lines.filter((l) => l.msg === 'request')
     expect(access).toHaveLength(1)
     expect(access[0]).toMatchObject({
@@ -66,6 +72,7 @@ describe('accessLog middleware', () => {
   it('logs the final status of failed and unknown requests', async () => {
     await app.request('/boom', { method: 'GET' })
     await app.request('/nope', { method: 'POST' })
+    await written()
     const access = lines.filter((l) => l.msg === 'request')
     expect(access.map((l) => [l.status, l.method, l.uri])).toEqual([
       [500, 'GET', '/boom'],
@@ -91,6 +98,7 @@ describe('accessLog: probes and scrapes', () => {
     for (const path of [...QUIET, '/-/ping?x=1', '/rest/sql']) {
       await app.request(path)
     }
+    await written()
     expect(cap.lines.map((l) => l.uri)).toEqual(['/rest/sql'])
   })
 
@@ -100,6 +108,7 @@ describe('accessLog: probes and scrapes', () => {
     for (const path of QUIET) {
       await app.request(path)
     }
+    await written()
     expect(cap.lines.map((l) => [l.level, l.uri])).toEqual(QUIET.map((p) => [20, p]))
   })
 })
@@ -128,6 +137,7 @@ describe('accessLog redaction', () => {
     app.get('/rest/login/:u/:p', (c) => c.text('ok'))
     await app.request('/rest/login/root/hunter2')
     await app.request('/rest/login/root/x?p=hunter2')
+    await written()
     const text = JSON.stringify(cap.lines)
     expect(text).not.toContain('hunter2')
     expect(cap.lines.filter((l) => l.msg === 'request')).toHaveLength(2)

@@ -48,19 +48,17 @@ export function accessLog({ logger, now = () => performance.now() }: AccessLogOp
     try {
       await next()
     } finally {
-      const url = new URL(c.req.url)
-      const level = QUIET_PATHS.has(url.pathname) ? 'debug' : 'info'
-      logger[level](
-        {
-          reqId,
-          status: c.res.status,
-          latencyMs: Math.round((now() - start) * 1000) / 1000,
-          clientIp: ip,
-          method: c.req.method,
-          uri: redactUri(url),
-        },
-        'request',
-      )
+      const latencyMs = Math.round((now() - start) * 1000) / 1000
+      const status = c.res.status
+      const method = c.req.method
+      const rawUrl = c.req.url
+      // after the response is on its way: the line (JSON, two writes queued on libuv's pool)
+      // costs the request nothing on its critical path
+      setImmediate(() => {
+        const url = new URL(rawUrl)
+        const level = QUIET_PATHS.has(url.pathname) ? 'debug' : 'info'
+        logger[level]({ reqId, status, latencyMs, clientIp: ip, method, uri: redactUri(url) }, 'request')
+      })
     }
   }
 }
