@@ -38,6 +38,12 @@ describe('GzipAssembler', () => {
     expect(gunzipSync(body).equals(Buffer.concat(parts))).toBe(true)
   })
 
+  it('reads back parts on both sides of the small-part window (4 KiB), repeats far apart included', () => {
+    const unit = randomBytes(2_900)
+    const parts = [4_095, 4_096, 4_097, 9_000].map((n) => Buffer.concat([unit, unit, unit, unit]).subarray(0, n))
+    expect(gunzipSync(assemble(parts)).equals(Buffer.concat(parts))).toBe(true)
+  })
+
   it('is an empty body when there are no parts', () => {
     expect(gunzipSync(assemble([])).length).toBe(0)
   })
