@@ -41,6 +41,11 @@ describe('tickConverter', () => {
     expect(tickConverter('s', 'ns')(9_223_372_036n)).toBe(9_223_372_036_000_000_000n)
     expect(tickConverter('s', 'ns')(9_223_372_037n)).toBeUndefined()
     expect(tickConverter('h', 'ns')(-3_000_000n)).toBeUndefined()
+    // unscaled or scaled down, a value that was never a 64-bit tick is refused, not wrapped
+    expect(tickConverter('ns', 'ns')(2n ** 63n)).toBeUndefined()
+    expect(tickConverter('ns', 'ns')(2n ** 63n - 1n)).toBe(2n ** 63n - 1n)
+    expect(tickConverter('ns', 'ms')(2n ** 90n)).toBeUndefined()
+    expect(tickConverter('ns', 'ms')(-(2n ** 90n))).toBeUndefined()
   })
 })
 

@@ -56,21 +56,20 @@ export function parseRequestPrecision(raw: string | undefined): RequestPrecision
 export function tickConverter(from: RequestPrecision, to: Precision): (ts: bigint) => bigint | undefined {
   const a = NS_PER[from]
   const b = NS_PER[to]
+  // every branch checks the range: a parser's bigint can be any size, and storage would wrap it
+  const inRange = (v: bigint): bigint | undefined => (v < I64_MIN || v > I64_MAX ? undefined : v)
   if (a === b) {
-    return (ts) => ts
+    return inRange
   }
   if (a > b) {
     const mul = a / b
-    return (ts) => {
-      const v = ts * mul
-      return v < I64_MIN || v > I64_MAX ? undefined : v
-    }
+    return (ts) => inRange(ts * mul)
   }
   const div = b / a
   return (ts) => {
     const q = ts / div
     // bigint division truncates toward zero; floor for negative non-multiples
-    return ts < 0n && q * div !== ts ? q - 1n : q
+    return inRange(ts < 0n && q * div !== ts ? q - 1n : q)
   }
 }
 
