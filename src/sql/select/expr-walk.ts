@@ -172,3 +172,17 @@ export function constValue(e: Expr): unknown {
       throw new TdError(TD.PAR_WRONG_VALUE_TYPE, 'Invalid value type: fill value must be a constant')
   }
 }
+
+/** An AND chain's terms, left to right (none for an absent expression). */
+export function conjuncts(e: Expr | undefined, out: Expr[] = []): Expr[] {
+  if (e === undefined) {
+    return out
+  }
+  if (e.kind === 'binary' && e.op === 'AND') {
+    conjuncts(e.left, out)
+    conjuncts(e.right, out)
+  } else {
+    out.push(e)
+  }
+  return out
+}

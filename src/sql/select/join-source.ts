@@ -10,7 +10,7 @@ import { nowTicks } from '../time.js'
 import type { Duration, Expr, FromItem, JoinItem, SelectStmt } from './ast.js'
 import type { CompileCtx, Ref } from './compile-context.js'
 import { compile } from './compile-expr.js'
-import { containsAgg } from './expr-walk.js'
+import { conjuncts, containsAgg } from './expr-walk.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { resolveFrom, TBNAME_TYPE, type Source, type SourceCol } from './sources.js'
 import type { SqlWriter } from './sql-writer.js'
@@ -62,19 +62,6 @@ function leafOf(item: FromItem, k: number, env: PlanEnv, w: SqlWriter, planInner
   // `*` of a super table lists its tags too, as in a single-table query
   const star = src.kind === 'child' ? visible.filter((c) => src.starCols.some((s) => s.name === c.name)) : visible
   return { qualifier, src: { ...src, starCols: star }, piece, alias, cols, tsKey: `${qualifier}.${src.ts}` }
-}
-
-function conjuncts(e: Expr | undefined, out: Expr[] = []): Expr[] {
-  if (e === undefined) {
-    return out
-  }
-  if (e.kind === 'binary' && e.op === 'AND') {
-    conjuncts(e.left, out)
-    conjuncts(e.right, out)
-  } else {
-    out.push(e)
-  }
-  return out
 }
 
 /** the scope key a column reference resolves to among the leaves, if any */

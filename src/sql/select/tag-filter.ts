@@ -2,7 +2,7 @@ import { indexableTag, INTEGER_RANGES } from '../catalog/tag-index.js'
 import type { Dialect } from '../../storage/dialect.js'
 import type { TdType } from '../../storage/td-types.js'
 import type { Expr, SelectStmt } from './ast.js'
-import { children, collectRefs } from './expr-walk.js'
+import { children, collectRefs, conjuncts } from './expr-walk.js'
 import type { Source } from './sources.js'
 
 /**
@@ -108,16 +108,6 @@ function namesIn(e: Expr, names: Set<string>): void {
     names.add(e.name)
   }
   children(e).forEach((c) => namesIn(c, names))
-}
-
-function conjuncts(e: Expr, out: Expr[] = []): Expr[] {
-  if (e.kind === 'binary' && e.op === 'AND') {
-    conjuncts(e.left, out)
-    conjuncts(e.right, out)
-  } else {
-    out.push(e)
-  }
-  return out
 }
 
 /** `col = literal`, `literal = col` or `col IN (literals)` over an indexable tag or tbname */
