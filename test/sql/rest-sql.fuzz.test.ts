@@ -31,6 +31,8 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  // a failed test leaves the watch running: stopped before the server goes
+  await stalls?.stop()
   await server.stop()
 })
 
