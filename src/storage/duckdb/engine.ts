@@ -36,15 +36,6 @@ interface DuckDBEngineOptions {
   checkpointIdleMs?: number
 }
 
-/**
- * Optimizers that turn the table statistics of the moment a statement is prepared into its plan
- * (filters replaced by empty results, sort keys narrowed to the range then stored). Every read is
- * prepared, then executed in a later transaction: rows committed in between were missed or came
- * back with garbage timestamps (an ORDER BY over a super table racing its first write). DuckDB
- * 1.5 bugs 23704 and 24182, fixed upstream by skipping statistics propagation for prepared plans.
- */
-export const STALE_PLAN_OPTIMIZERS = 'statistics_propagation,compressed_materialization'
-
 /** DuckDB's memory_limit text ("89.0 MiB", "1.2 GiB") in bytes */
 function parseSize(text: string): number {
   const m = /^([\d.]+)\s*([KMGT]?i?B)/.exec(text)
@@ -146,7 +137,6 @@ export class DuckDBEngine implements Engine {
     const inMemory = path === ':memory:' || path === ''
     const memoryLimit = opts.memoryLimitBytes !== undefined && opts.memoryLimitBytes > 0 ? `${Math.max(1, Math.floor(opts.memoryLimitBytes / 2 ** 20))}MiB` : undefined
     const settings: Record<string, string> = {
-      disabled_optimizers: STALE_PLAN_OPTIMIZERS,
       ...(inMemory ? {} : { checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD }),
       ...(memoryLimit !== undefined ? { memory_limit: memoryLimit } : {}),
     }
