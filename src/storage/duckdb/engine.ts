@@ -351,14 +351,16 @@ export class DuckDBEngine implements Engine {
       closing = closeResult(c)
       await closing
     })
-    let finished = false
     try {
+      // prepared and executed in one transaction: DuckDB plans with the table statistics of the
+      // moment, and a commit between a prepare and an execute of their own left the plan stale
+      // (rows sorted by garbage keys, filtered or joined out; DuckDB issues 23704 and 24182)
+      await c.run('BEGIN TRANSACTION')
       const signal = opts?.signal === undefined ? cancelled.signal : AbortSignal.any([opts.signal, cancelled.signal])
       yield* this.streamWith(c, sql, { ...opts, signal }, numeric)
-      finished = true
     } finally {
-      if (closing === undefined && !finished) {
-        // a result not read to its end keeps its transaction open until the connection runs something else
+      if (closing === undefined) {
+        // ends the result (read to its end or not) and the read's transaction
         await closeResult(c)
       }
       // no cancel from here on; one under way must finish before another read has the connection
@@ -562,14 +564,14 @@ async function execOn(
 }
 
 /**
- * Ends the connection's streaming result, and with it its transaction: DuckDB closes a
+ * Ends the connection's streaming result and the read's transaction: DuckDB closes a
  * connection's previous result when it runs the next statement.
  */
 async function closeResult(c: DuckDBConnection): Promise<void> {
   try {
-    await c.run('SELECT NULL')
+    await c.run('ROLLBACK')
   } catch {
-    // the result is closed either way
+    // no transaction (BEGIN failed, or DuckDB ended it); the result is closed either way
   }
 }
 
