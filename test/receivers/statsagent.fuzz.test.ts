@@ -111,7 +111,7 @@ beforeAll(async () => {
   await sendDatagrams(port, [new Uint8Array(Buffer.from('keep.before,h=a:5|c\nkeep.before,h=b:7|c'))])
   baseline = await pollUntil(
     () => sqlRows(adapter.url, 'select * from statsagent.keep_before order by h').catch(() => []),
-    // a read racing the first write into a new table can see wrong _ts values (DuckDB plans a prepared read with the statistics before the write; see collagent.fuzz.test.ts)
+    // the rows as written, once stored (a read racing a new table's first write once saw wrong _ts values: src/storage/duckdb/read-snapshot.test.ts)
     (rows) => rows.length === 2 && rows.every((r) => String(r[0]) > '2020'),
   )
   expect(baseline).toHaveLength(2)

@@ -7,8 +7,7 @@
  * commit until every transaction begun before the commit has ended. A plain CHECKPOINT then
  * fails ("there are other write transactions active") and FORCE CHECKPOINT waits, as long as a
  * read that was open at that commit runs: a /rest/sql stream of a large table read by a slow
- * client, or a stream its consumer left unfinished (its transaction stays open until the
- * connection runs something else). Reads are numbered as they start; a pinning commit marks
+ * client, or a stream its consumer left unfinished (until the engine rolls its transaction back). Reads are numbered as they start; a pinning commit marks
  * every read open at that moment, and the checkpointer waits for those to end (or cancels them).
  */
 
