@@ -13,7 +13,7 @@ type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind
  * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time,
  * each column copied from its typed array into the chunk's vector in one call; then closes it.
  * With `close` false it neither flushes nor closes (nor discards on failure): the caller appends
- * more and closes once, all of it one commit outside a transaction.
+ * more through the same appender and closes it once, inside its transaction (group-commit.ts).
  */
 export async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch, close = true): Promise<number> {
   try {
