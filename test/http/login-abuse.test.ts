@@ -64,6 +64,16 @@ afterAll(async () => {
 })
 
 describe('login abuse', () => {
+  it('answers parallel first logins with the right password (a dashboard after a restart), none refused', async () => {
+    // a user whose credentials no request has verified yet, 16 requests at once from one address
+    expect((await sql(`CREATE USER burst PASS 'pw_burst'`)).text).toContain('"code":0')
+    const replies = await Promise.all(Array.from({ length: 16 }, () => sql('show databases', '127.0.0.3', basic('burst', 'pw_burst'))))
+    expect(replies.map((r) => r.status)).toEqual(Array.from({ length: 16 }, () => 200))
+    for (const r of replies) {
+      expect(r.text).toContain('"code":0')
+    }
+  })
+
   it('keeps legitimate logins under 100 ms while 32 wrong-password guesses run', async () => {
     const load = guessLoad(32, '127.0.0.1')
     const cached: number[] = []

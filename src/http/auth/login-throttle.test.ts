@@ -40,15 +40,29 @@ describe('LoginThrottle', () => {
     let now = 0
     const t = new LoginThrottle(opts, () => now)
     const inflight = [ticket(t.admit('a')), ticket(t.admit('a')), ticket(t.admit('a'))]
-    expect(t.admit('a')).toEqual({ retryAfterMs: 1000 })
+    // busy: no failure yet, only checks running (the guard waits for them: whenSettled)
+    expect(t.admit('a')).toEqual({ retryAfterMs: 1000, busy: true })
     inflight.forEach((x) => x.done(false))
     now += 1000
     const probe = ticket(t.admit('a'))
-    expect(t.admit('a')).toEqual({ retryAfterMs: 1000 })
+    expect(t.admit('a')).toEqual({ retryAfterMs: 1000, busy: false })
     probe.cancel()
     probe.done(false) // settled once: ignored
     ticket(t.admit('a')).done(false)
     expect(t.admit('a')).toEqual({ retryAfterMs: 2000 })
+  })
+
+  it('wakes a waiter when one of the address\'s checks ends', async () => {
+    const t = new LoginThrottle(opts)
+    await t.whenSettled('a', 10_000) // nothing in flight: at once
+    const x = ticket(t.admit('a'))
+    let woke = false
+    const waiting = t.whenSettled('a', 10_000).then(() => (woke = true))
+    await Promise.resolve()
+    expect(woke).toBe(false)
+    x.done(true)
+    await waiting
+    expect(woke).toBe(true)
   })
 
   it('forgets an address after a quiet period and bounds how many it tracks', () => {

@@ -27,6 +27,8 @@ export const LOGIN_THROTTLE_DEFAULTS: LoginThrottleOptions = {
 interface AddressState {
   failures: number
   inflight: number
+  /** callers waiting for one of the in-flight checks to end (`whenSettled`) */
+  waiters: Array<() => void>
   blockedUntil: number
   lastFailure: number
 }
@@ -48,7 +50,7 @@ export class LoginThrottle {
   }
 
   /** A ticket to check a password now, or how long the address must wait. */
-  admit(address: string): LoginTicket | { retryAfterMs: number } {
+  admit(address: string): LoginTicket | { retryAfterMs: number; busy?: boolean } {
     const now = this.now()
     const s = this.state(address, now)
     if (now < s.blockedUntil) {
@@ -58,7 +60,7 @@ export class LoginThrottle {
     const probe = s.failures >= this.opts.freeFailures && s.inflight === 0
     if (!free && !probe) {
       // attempts of this address are being checked: one more would only add work
-      return { retryAfterMs: this.opts.baseMs }
+      return { retryAfterMs: this.opts.baseMs, busy: s.failures < this.opts.freeFailures }
     }
     s.inflight++
     let settled = false
@@ -68,6 +70,9 @@ export class LoginThrottle {
       }
       settled = true
       s.inflight--
+      for (const w of s.waiters.splice(0)) {
+        w()
+      }
       return true
     }
     return {
@@ -97,6 +102,25 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Resolves when one of the address's in-flight checks ends, or after `ms`: a login refused as
+   * `busy` waits for it, since parallel logins with the same right password (a dashboard's
+   * panels after a restart) are then answered from the catalog's cache.
+   */
+  whenSettled(address: string, ms: number): Promise<void> {
+    const s = this.states.get(address)
+    if (s === undefined || s.inflight === 0) {
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      s.waiters.push(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+  }
+
   /** addresses tracked now */
   get size(): number {
     return this.states.size
@@ -112,7 +136,7 @@ export class LoginThrottle {
       if (this.states.size >= this.opts.maxAddresses) {
         this.evict(now)
       }
-      s = { failures: 0, inflight: 0, blockedUntil: 0, lastFailure: 0 }
+      s = { failures: 0, inflight: 0, waiters: [], blockedUntil: 0, lastFailure: 0 }
       this.states.set(address, s)
     }
     return s
