@@ -7,7 +7,7 @@
  *    after a CHECKPOINT (steady state) and after opening the file again (a restart), the V8 heap
  *    after a full GC, and DuckDB's buffers by tag (`duckdb_memory()`);
  *  - the floor (bench/raw-cardinality.ts): the same two physical tables made directly in DuckDB,
- *    and one table alone (what one physical table per super table would cost).
+ *    one table alone, and two views over shared tables (the layout of super tables of one shape).
  * Figures and history: bench/README.md.
  *
  *   BENCH=card npm run bench          CARD_BENCH_STABLES=2000 (N; default 1000)
@@ -26,7 +26,7 @@ export interface CardinalityResult {
   memoryLimit: string
   adapterRss: number
   core: { written: number; checkpointed: number; reopened: number; heap: number; fileKiB: number; duckdb: Record<string, number>; duckdbReopened: Record<string, number> }
-  raw: { pair: number; single: number }
+  raw: { pair: number; single: number; views: number }
 }
 
 const SIZE_UNITS: Record<string, number> = { '': 1, KB: 1e3, MB: 1e6, GB: 1e9, KIB: 1024, MIB: 1024 ** 2, GIB: 1024 ** 3 }
@@ -81,7 +81,7 @@ async function corePhases(dir: string, n: number, limitBytes: number): Promise<M
   return phases
 }
 
-async function rawRssKiB(dir: string, n: number, mode: 'pair' | 'single', limit: string): Promise<number> {
+async function rawRssKiB(dir: string, n: number, mode: 'pair' | 'single' | 'views', limit: string): Promise<number> {
   const file = join(dir, `raw-${mode}-${n}.duckdb`)
   return Number(JSON.parse(await child([join(import.meta.dirname, 'raw-cardinality.ts'), file, String(n), mode, limit])).rssKiB)
 }
@@ -105,8 +105,8 @@ export async function runCardinalityBench(log: (s: string) => void): Promise<Car
       }
       return out
     }
-    const raw = { pair: [0, 0], single: [0, 0] }
-    for (const mode of ['pair', 'single'] as const) {
+    const raw = { pair: [0, 0], single: [0, 0], views: [0, 0] }
+    for (const mode of ['pair', 'single', 'views'] as const) {
       for (const i of [0, 1]) {
         raw[mode][i] = await rawRssKiB(dir, sizes[i], mode, memoryLimit)
       }
@@ -124,7 +124,7 @@ export async function runCardinalityBench(log: (s: string) => void): Promise<Car
         duckdb: tags('checkpointed'),
         duckdbReopened: tags('reopen'),
       },
-      raw: { pair: per(raw.pair[0], raw.pair[1]), single: per(raw.single[0], raw.single[1]) },
+      raw: { pair: per(raw.pair[0], raw.pair[1]), single: per(raw.single[0], raw.single[1]), views: per(raw.views[0], raw.views[1]) },
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -119,8 +119,9 @@ if (selected.has('card')) {
     'schemaless core, after CHECKPOINT (RSS, steady state)': { 'KiB per super table': kb(r.core.checkpointed), note: `V8 heap ${kb(r.core.heap)}; DuckDB buffers: ${buffers(r.core.duckdb)}` },
     'schemaless core, database file after CHECKPOINT (disk)': { 'KiB per super table': kb(r.core.fileKiB), note: 'one 256 KiB block per table holding a non-constant segment' },
     'schemaless core, after a restart (RSS)': { 'KiB per super table': kb(r.core.reopened), note: `DuckDB buffers: ${buffers(r.core.duckdbReopened)}` },
-    'raw DuckDB, data + $tags tables (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.pair), note: 'the floor of this layout' },
+    'raw DuckDB, data + $tags tables (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.pair), note: 'tables of its own (an altered super table)' },
     'raw DuckDB, one table alone (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.single), note: 'one physical table per super table' },
+    'raw DuckDB, two views over shared tables (RSS after CHECKPOINT)': { 'KiB per super table': kb(r.raw.views), note: 'the floor of the shared layout' },
   })
   log(`marginal between ${fmt(r.stables[0])} and ${fmt(r.stables[1])} super tables, memory_limit ${r.memoryLimit}`)
 }

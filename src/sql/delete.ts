@@ -57,8 +57,13 @@ export async function executeDelete(table: TableRef, where: Expr | undefined, ct
       }
     }
   }
-  const dataTable = child?.kind === 'normal' ? phys(child.name) : phys((stable as { name: string }).name)
+  const shared = child?.kind === 'normal' ? undefined : stable?.shared
+  const dataTable = child?.kind === 'normal' ? phys(child.name) : phys(shared?.data ?? (stable as { name: string }).name)
   const conds: string[] = []
+  if (shared !== undefined) {
+    // a view over a shared table (storage/routes.ts): DELETE goes to the table, for this super table's rows
+    conds.push(`${q('_stid')} = ${shared.stid}`)
+  }
   if (child?.kind === 'child') {
     conds.push(`${q('_tid')} = ${child.tid}`)
   }

@@ -5,6 +5,9 @@
  *  - super table `st` -> data table `st` with columns (`_tid` INTEGER, `ts` BIGINT, data cols...),
  *    keyed by (`_tid`, `ts`), and tag table `st$tags` with (`_tid` INTEGER PRIMARY KEY,
  *    `tbname` VARCHAR, tag cols...). A child table is the rows of its super table with its `_tid`.
+ *    Where the engine has `routes` (DuckDB), a new super table's `st` and `st$tags` are instead
+ *    views over the database's shared tables of its shape (`$d<n>`, `$t<n>`: `_stid`, then the
+ *    same columns), and `_tid`s are unique across them (routes.ts, catalog/shared-ddl.ts).
  *  - normal table `t` -> data table `t` with (`ts` BIGINT, data cols...) keyed by `ts`.
  *  - timestamps are BIGINT ticks in the database precision (ms/us/ns). The first data column of
  *    every table is the primary timestamp; physical columns keep the user's names (`ts`, `_ts`...),

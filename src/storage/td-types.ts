@@ -51,6 +51,18 @@ export interface StableInfo {
   tags: ColumnDef[]
   createdAt: number
   comment?: string
+  /**
+   * Stored in tables shared with the database's other super tables of the same columns (and
+   * tags): `st` and `st$tags` are views over `data` and `tags` where `_stid` = stid (routes.ts).
+   * Absent: `st` and `st$tags` are tables of their own.
+   */
+  shared?: SharedLayout
+}
+
+export interface SharedLayout {
+  stid: number
+  data: string
+  tags: string
 }
 
 /** Tag values in catalog form: JS values (number | bigint | string | boolean | null; JSON tag as object). */

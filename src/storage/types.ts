@@ -3,6 +3,7 @@
  * the rows and columns it writes and the chunks it streams back.
  */
 import type { Dialect } from './dialect.js'
+import type { TableRoutes } from './routes.js'
 
 /**
  * Rows for the bulk write path. `columns` are data column names (the first is the primary
@@ -80,6 +81,11 @@ export interface QueryOptions {
  */
 export interface Engine {
   readonly dialect: Dialect
+  /**
+   * Present when the backend can store super tables as views over shared physical tables
+   * (routes.ts): the catalog then creates them so and keeps these routes; writes follow them.
+   */
+  readonly routes?: TableRoutes
   /** Run one statement; returns affected rows when the backend knows them (else 0). */
   exec(sql: string, opts?: QueryOptions): Promise<number>
   /** Small results, fully materialised (catalog reads, DESCRIBE...). */

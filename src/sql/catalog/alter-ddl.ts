@@ -20,13 +20,15 @@ export abstract class AlterDdl extends TableDdl {
       this.requireDb(db)
       const qi = this.d.quoteIdent
       if (isTag) {
-        const st = this.requireStable(db, table)
+        let st = this.requireStable(db, table)
         if (!st.tags.some((t) => t.name === from)) {
           throw new TdError(TD.MND_TAG_NOT_EXIST, 'Tag does not exist')
         }
         if (st.tags.some((t) => t.name === to) || st.columns.some((c) => c.name === to)) {
           throw new TdError(TD.MND_TAG_ALREADY_EXIST, 'Tag already exists')
         }
+        // a renamed tag is another shape: the super table gets tables of its own first
+        st = await this.unshareLocked(st)
         const next: StableInfo = { ...st, tags: st.tags.map((t) => (t.name === from ? { ...t, name: ownedString(to) } : t)) }
         await this.engine.transaction(async (tx) => {
           await tx.exec(`ALTER TABLE ${this.phys(db, `${table}$tags`)} RENAME COLUMN ${qi(from)} TO ${qi(to)}`)

@@ -2,7 +2,8 @@ import type { DatabaseInfo, StableInfo, TableInfo } from '../../storage/td-types
 import type { Engine } from '../../storage/types.js'
 import { hashPassword } from './passwords.js'
 import { rootPasswordDiffers, type RootPasswordOptions } from './root-password.js'
-import { DATABASES_SELECT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
+import { DATABASES_SELECT, STABLES_SELECT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, type UserRecord } from './row-codecs.js'
+import { childTidKey } from './shared-tables.js'
 import { CATALOG_LOCK, CatalogState } from './state.js'
 import { mapOf, VersionedMap } from './versioned-map.js'
 
@@ -145,6 +146,8 @@ export abstract class LoadingCatalog extends CatalogState {
       )
       // catalogs written before databases had owners: those databases are root's (NULL reads as root)
       await tx.exec(`ALTER TABLE ${this.cat('databases')} ADD COLUMN IF NOT EXISTS owner VARCHAR`)
+      // catalogs written before super tables could share tables: every one has tables of its own (NULL)
+      await tx.exec(`ALTER TABLE ${this.cat('stables')} ADD COLUMN IF NOT EXISTS layout VARCHAR`)
     })
     // the root user exists before the catalog counts as loaded: no request may see it missing;
     // a given --auth.rootPassword replaces a different stored one (root-password.ts)
@@ -190,7 +193,7 @@ export abstract class LoadingCatalog extends CatalogState {
     }
     const stables = new VersionedMap<Map<string, StableInfo>>(this.changed)
     for (const r of await this.engine.query(
-      `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')}`,
+      `SELECT ${STABLES_SELECT} FROM ${this.cat('stables')}`,
     )) {
       const info = rowToStable(r)
       mapOf(stables, info.db).set(info.name, info)
@@ -202,7 +205,7 @@ export abstract class LoadingCatalog extends CatalogState {
     )) {
       const info = rowToTable(r)
       mapOf(tables, info.db).set(info.name, info)
-      const key = info.kind === 'child' ? `${info.db}\u0000${info.stable}` : `${info.db}\u0000`
+      const key = info.kind === 'child' ? childTidKey(info.db, stables.get(info.db)?.get(info.stable as string), info.stable as string) : `${info.db}\u0000`
       nextTid.set(key, Math.max(nextTid.get(key) ?? 1, info.tid + 1))
     }
     const users = new Map<string, UserRecord>()
@@ -219,6 +222,16 @@ export abstract class LoadingCatalog extends CatalogState {
     this.tables = tables
     this.changed()
     this.tagIndexes.clear()
+    this.shapes.clear()
+    const routes = this.engine.routes
+    if (routes !== undefined) {
+      routes.clear()
+      for (const byName of stables.values()) {
+        for (const st of byName.values()) {
+          this.routeShared(st)
+        }
+      }
+    }
     this.nextTid = nextTid
     this.users = users
     // no clear of authCache: its entries are checked against each user's stored hash and enable

@@ -1,6 +1,6 @@
 import type { StableInfo, TableInfo } from '../../storage/td-types.js'
 import { TdError } from '../../td-error.js'
-import { DATABASES_SELECT, INSERT_ROWS_PER_STATEMENT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, slices } from './row-codecs.js'
+import { DATABASES_SELECT, STABLES_SELECT, INSERT_ROWS_PER_STATEMENT, rowToDb, rowToPrivilege, rowToStable, rowToTable, rowToUser, slices } from './row-codecs.js'
 import { CATALOG_LOCK } from './state.js'
 import { LoadingCatalog } from './loading.js'
 import { mapOf } from './versioned-map.js'
@@ -98,7 +98,7 @@ export abstract class ReplicaSyncedCatalog extends LoadingCatalog {
     const found = new Map<string, StableInfo>()
     for (const part of slices(uniq, INSERT_ROWS_PER_STATEMENT)) {
       for (const r of await this.engine.query(
-        `SELECT db, name, columns, tags, created_at, comment FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name IN (${part.map((n) => this.s(n)).join(', ')})`,
+        `SELECT ${STABLES_SELECT} FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name IN (${part.map((n) => this.s(n)).join(', ')})`,
       )) {
         const info = rowToStable(r)
         found.set(info.name, info)

@@ -1,5 +1,5 @@
 import type { Dialect } from '../../storage/dialect.js'
-import type { ColumnDef, DatabaseInfo, DbPrivilege, Precision, PrivilegeInfo, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
+import type { ColumnDef, DatabaseInfo, DbPrivilege, Precision, PrivilegeInfo, SharedLayout, StableInfo, TableInfo, TagValue, UserInfo } from '../../storage/td-types.js'
 import { ownedString } from '../../owned-string.js'
 import { TD, TdError } from '../../td-error.js'
 
@@ -144,8 +144,14 @@ export function rowToStable(r: unknown[]): StableInfo {
   if (r[5] !== null) {
     info.comment = String(r[5])
   }
+  if (r[6] !== null && r[6] !== undefined) {
+    info.shared = JSON.parse(String(r[6])) as SharedLayout
+  }
   return info
 }
+
+/** the columns rowToStable reads, in its order */
+export const STABLES_SELECT = 'db, name, columns, tags, created_at, comment, layout'
 
 export function rowToTable(r: unknown[]): TableInfo {
   const info: TableInfo = {

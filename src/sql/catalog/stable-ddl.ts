@@ -4,7 +4,7 @@ import type { ColumnDef, DatabaseInfo, Precision, StableInfo, TagValue } from '.
 import type { Engine } from '../../storage/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../../td-error.js'
 import { chunkIntervalTicks, DEFAULT_DB_OPTIONS, optionValue, PRECISIONS } from './database-options.js'
-import { ReplicaSyncedCatalog } from './replica-sync.js'
+import { SharedDdl } from './shared-ddl.js'
 import { encodeTags, ownedColumns } from './row-codecs.js'
 import { mapOf } from './versioned-map.js'
 
@@ -26,7 +26,7 @@ export function checkDuplicates(cols: ColumnDef[]): void {
   }
 }
 
-export abstract class StableDdl extends ReplicaSyncedCatalog {
+export abstract class StableDdl extends SharedDdl {
   /** runs the dialect's post-create statements (hypertable) in the creating transaction */
   protected async afterCreateDataTable(tx: Engine, db: string, table: string, tsCol: string): Promise<void> {
     const hook = (this.d as Dialect & DataTableHook).afterCreateDataTable
@@ -112,6 +112,8 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
         await tx.exec(`DELETE FROM ${this.cat('privileges')} WHERE db = ${this.s(name)}`)
       })
       this.forgetDb(name)
+      this.shapes.forget(name)
+      this.engine.routes?.dropSchema(this.d.schemaName(name))
       this.setGrants(this.listPrivileges().filter((p) => p.db !== name))
     }, () => this.syncDatabases())
   }
@@ -145,19 +147,23 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
       if (comment !== undefined) {
         info.comment = comment
       }
-      const ts = this.d.quoteIdent(columns[0].name)
-      await this.engine.transaction(async (tx) => {
-        await tx.exec(
-          `CREATE TABLE ${this.phys(db, name)} (${this.d.quoteIdent('_tid')} INTEGER NOT NULL, ${this.colDefsSql(columns)}${this.d.dataTableKey([this.d.quoteIdent('_tid'), ts])})`,
-        )
-        await this.afterCreateDataTable(tx, db, name, columns[0].name)
-        await tx.exec(
-          `CREATE TABLE ${this.phys(db, `${name}$tags`)} (${this.d.quoteIdent('_tid')} INTEGER${this.d.tagTableKey()}, ${this.d.quoteIdent('tbname')} VARCHAR NOT NULL${tags.length ? `, ${this.colDefsSql(tags)}` : ''})`,
-        )
-        await tx.exec(
-          `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)})`,
-        )
-      })
+      const placed = this.engine.routes === undefined ? undefined : this.placeShared(info)
+      try {
+        await this.engine.transaction(async (tx) => {
+          if (placed === undefined) {
+            await this.createOwnTables(tx, info)
+          } else {
+            await this.createViews(tx, info, placed)
+          }
+          await tx.exec(
+            `INSERT INTO ${this.cat('stables')} (db, name, columns, tags, created_at, comment, layout) VALUES (${this.s(db)}, ${this.s(name)}, ${this.s(JSON.stringify(info.columns))}, ${this.s(JSON.stringify(info.tags))}, ${info.createdAt}, ${comment === undefined ? 'NULL' : this.s(comment)}, ${this.layoutSql(info)})`,
+          )
+        })
+      } catch (err) {
+        this.unrouteShared(info)
+        this.shapes.forget(db)
+        throw err
+      }
       mapOf(this.stables, db).set(info.name, info)
     }, this.syncNames(db, [name]))
   }
@@ -176,14 +182,26 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
   }
 
   protected async dropStableLocked(db: string, name: string): Promise<void> {
-    await this.engine.transaction(async (tx) => {
-      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, `${name}$tags`)}`)
-      await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
-      await tx.exec(
-        `DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND kind = 'child' AND stable = ${this.s(name)}`,
-      )
-      await tx.exec(`DELETE FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
-    })
+    const st = this.requireStable(db, name)
+    const unused = this.shapes.release(db, this.stables.get(db)?.values() ?? [], this.shapeOf, st)
+    try {
+      await this.engine.transaction(async (tx) => {
+        if (st.shared === undefined) {
+          await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, `${name}$tags`)}`)
+          await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
+        } else {
+          await this.dropViews(tx, st, unused)
+        }
+        await tx.exec(
+          `DELETE FROM ${this.cat('tables')} WHERE db = ${this.s(db)} AND kind = 'child' AND stable = ${this.s(name)}`,
+        )
+        await tx.exec(`DELETE FROM ${this.cat('stables')} WHERE db = ${this.s(db)} AND name = ${this.s(name)}`)
+      })
+    } catch (err) {
+      this.routeShared(st)
+      this.shapes.forget(db)
+      throw err
+    }
     this.stables.get(db)?.delete(name)
     const tbls = this.tables.get(db)
     if (tbls) {
@@ -193,13 +211,16 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
         }
       }
     }
-    this.nextTid.delete(`${db}\u0000${name}`)
+    if (st.shared === undefined) {
+      // a shared super table's children took their tids from the database's shared sequence
+      this.nextTid.delete(`${db}\u0000${name}`)
+    }
     this.tagIndexes.forget(db, name)
   }
 
   protected async saveStable(tx: Engine, st: StableInfo): Promise<void> {
     await tx.exec(
-      `UPDATE ${this.cat('stables')} SET columns = ${this.s(JSON.stringify(st.columns))}, tags = ${this.s(JSON.stringify(st.tags))} WHERE db = ${this.s(st.db)} AND name = ${this.s(st.name)}`,
+      `UPDATE ${this.cat('stables')} SET columns = ${this.s(JSON.stringify(st.columns))}, tags = ${this.s(JSON.stringify(st.tags))}, layout = ${this.layoutSql(st)} WHERE db = ${this.s(st.db)} AND name = ${this.s(st.name)}`,
     )
   }
 
@@ -217,7 +238,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
       return
     }
     await this.mutate(async () => {
-      const st = this.requireStable(db, stable)
+      const st = await this.unshareLocked(this.requireStable(db, stable))
       const tagNames = new Set(st.tags.map((c) => c.name))
       const colNames = new Set(st.columns.map((c) => c.name))
       for (const col of cols) {
@@ -253,7 +274,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
 
   async dropStableColumn(db: string, stable: string, name: string, isTag: boolean): Promise<void> {
     await this.mutate(async () => {
-      const st = this.requireStable(db, stable)
+      let st = this.requireStable(db, stable)
       const list = isTag ? st.tags : st.columns
       const idx = list.findIndex((c) => c.name === name)
       if (idx < 0) {
@@ -267,6 +288,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
       if (isTag && st.tags.length === 1) {
         throw new TdError(TD.PAR_INVALID_ALTER_TABLE, 'Invalid alter table statement: a super table needs at least one tag')
       }
+      st = await this.unshareLocked(st)
       const rest = list.filter((c) => c.name !== name)
       const next: StableInfo = isTag ? { ...st, tags: rest } : { ...st, columns: rest }
       const target = isTag ? `${stable}$tags` : stable
@@ -311,7 +333,7 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
   async widenColumn(db: string, table: string, name: string, length: number): Promise<void> {
     await this.mutate(async () => {
       this.requireDb(db)
-      const st = this.stables.get(db)?.get(table)
+      let st = this.stables.get(db)?.get(table)
       const nt = this.tables.get(db)?.get(table)
       let list: ColumnDef[] | undefined
       let physTable: string
@@ -351,6 +373,10 @@ export abstract class StableDdl extends ReplicaSyncedCatalog {
       const nextList = list.map((c, i) => (i === idx ? widened : c))
       const oldType = this.d.columnType(old)
       const newType = this.d.columnType(widened)
+      if (st !== undefined && oldType !== newType) {
+        // the column's physical type changes: the super table leaves its shape's shared tables
+        st = await this.unshareLocked(st)
+      }
       await this.engine.transaction(async (tx) => {
         if (oldType !== newType) {
           await tx.exec(

@@ -8,6 +8,7 @@ import type { UserRecord } from './row-codecs.js'
 import { VersionedMap } from './versioned-map.js'
 import { CredentialCache } from './credential-cache.js'
 import { TagIndexes } from './tag-index.js'
+import { SharedShapes } from './shared-tables.js'
 
 /**
  * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs
@@ -56,6 +57,8 @@ export abstract class CatalogState {
   protected grants = new Map<string, Map<DbPrivilege, PrivilegeInfo>>()
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   protected nextTid = new Map<string, number>()
+  /** the shared tables of each database's super tables (shared-tables.ts) */
+  protected readonly shapes = new SharedShapes()
   /** tag value -> children, per super table filtered by tag (tag-index.ts); follows `version` */
   protected tagIndexes = new TagIndexes()
   /** credentials verified a moment ago (credential-cache.ts) */
@@ -145,6 +148,36 @@ export abstract class CatalogState {
       m.set(p.privilege, p)
     }
     this.grants = grants
+  }
+
+  /** the physical column lists of a super table's data and tags: its shape (shared-tables.ts) */
+  protected shapeOf = (st: StableInfo): [string, string] => [this.colDefsSql(st.columns), this.colDefsSql(st.tags)]
+
+  /** the engine's routes for a shared super table's two views (none for tables of its own) */
+  protected routeShared(st: StableInfo): void {
+    const routes = this.engine.routes
+    if (routes !== undefined && st.shared !== undefined) {
+      const schema = this.d.schemaName(st.db)
+      routes.set(schema, st.name, { table: st.shared.data, stid: st.shared.stid })
+      routes.set(schema, `${st.name}$tags`, { table: st.shared.tags, stid: st.shared.stid })
+    }
+  }
+
+  protected unrouteShared(st: StableInfo): void {
+    const routes = this.engine.routes
+    if (routes !== undefined && st.shared !== undefined) {
+      const schema = this.d.schemaName(st.db)
+      routes.delete(schema, st.name)
+      routes.delete(schema, `${st.name}$tags`)
+    }
+  }
+
+  /** the physical table holding a super table's data (`tags` false) or tags, and the condition choosing its rows there */
+  protected physOf(st: StableInfo, tags: boolean): { table: string; rows: string } {
+    if (st.shared === undefined) {
+      return { table: this.phys(st.db, tags ? `${st.name}$tags` : st.name), rows: 'TRUE' }
+    }
+    return { table: this.phys(st.db, tags ? st.shared.tags : st.shared.data), rows: `${this.d.quoteIdent('_stid')} = ${st.shared.stid}` }
   }
 
   protected allocTid(key: string): number {

@@ -12,6 +12,7 @@ import {
   tagLiteral,
   textTag,
 } from './row-codecs.js'
+import { childTidKey } from './shared-tables.js'
 import { checkDuplicates, StableDdl } from './stable-ddl.js'
 import type { ChildTableSpec } from './types.js'
 import { mapOf } from './versioned-map.js'
@@ -93,7 +94,7 @@ export abstract class TableDdl extends StableDdl {
       }
       const saved = new Map<string, number | undefined>()
       for (const info of fresh) {
-        const key = `${db}\u0000${info.stable as string}`
+        const key = childTidKey(db, this.stables.get(db)?.get(info.stable as string), info.stable as string)
         if (!saved.has(key)) {
           saved.set(key, this.nextTid.get(key))
         }
@@ -116,11 +117,13 @@ export abstract class TableDdl extends StableDdl {
               await tx.insertRows(this.d.schemaName(db), `${stable}$tags`, ['_tid', 'tbname', ...st.tags.map((t) => t.name)], rows)
               continue
             }
-            const head = `INSERT INTO ${this.phys(db, `${stable}$tags`)} (${[qi('_tid'), qi('tbname'), ...st.tags.map((t) => qi(t.name))].join(', ')}) VALUES `
+            // a shared tag table's rows name their super table (`_stid`)
+            const stid = st.shared === undefined ? [] : [String(st.shared.stid)]
+            const head = `INSERT INTO ${this.physOf(st, true).table} (${[...(stid.length ? [qi('_stid')] : []), qi('_tid'), qi('tbname'), ...st.tags.map((t) => qi(t.name))].join(', ')}) VALUES `
             for (const part of slices(list, INSERT_ROWS_PER_STATEMENT)) {
               const values = part.map((info) => {
                 const vals = st.tags.map((t) => tagLiteral(this.d, t, info.tags?.[t.name]))
-                return `(${[String(info.tid), this.s(info.name), ...vals].join(', ')})`
+                return `(${[...stid, String(info.tid), this.s(info.name), ...vals].join(', ')})`
               })
               await tx.exec(head + values.join(', '))
             }
@@ -237,8 +240,11 @@ export abstract class TableDdl extends StableDdl {
       const qi = this.d.quoteIdent
       await this.engine.transaction(async (tx) => {
         if (t.kind === 'child') {
-          await tx.exec(`DELETE FROM ${this.phys(db, t.stable as string)} WHERE ${qi('_tid')} = ${t.tid}`)
-          await tx.exec(`DELETE FROM ${this.phys(db, `${t.stable as string}$tags`)} WHERE ${qi('_tid')} = ${t.tid}`)
+          const st = this.requireStable(db, t.stable as string)
+          for (const tags of [false, true]) {
+            const p = this.physOf(st, tags)
+            await tx.exec(`DELETE FROM ${p.table} WHERE ${p.rows} AND ${qi('_tid')} = ${t.tid}`)
+          }
         } else {
           await tx.exec(`DROP TABLE IF EXISTS ${this.phys(db, name)}`)
         }
@@ -273,7 +279,7 @@ export abstract class TableDdl extends StableDdl {
       const next = { ...(t.tags ?? {}), ...ownedTags(tags) }
       await this.engine.transaction(async (tx) => {
         await tx.exec(
-          `UPDATE ${this.phys(db, `${st.name}$tags`)} SET ${sets.join(', ')} WHERE ${this.d.quoteIdent('_tid')} = ${t.tid}`,
+          `UPDATE ${this.physOf(st, true).table} SET ${sets.join(', ')} WHERE ${this.physOf(st, true).rows} AND ${this.d.quoteIdent('_tid')} = ${t.tid}`,
         )
         await tx.exec(
           `UPDATE ${this.cat('tables')} SET tags = ${this.s(encodeTags(next))} WHERE db = ${this.s(db)} AND name = ${this.s(child)}`,

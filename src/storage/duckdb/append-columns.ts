@@ -7,15 +7,16 @@ import { CHUNK_ROWS } from './append-rows.js'
 import { copyValidity, discardAppender, FIXED, FLUSH_ROWS, setValidity, validityMask } from './appender.js'
 
 /** Where a physical column's values come from in a ColumnBatch. */
-type ColumnSource = { kind: 'tid' } | { kind: 'ts' } | { kind: 'null' } | { kind: 'value'; index: number }
+type ColumnSource = { kind: 'tid' } | { kind: 'stid' } | { kind: 'ts' } | { kind: 'null' } | { kind: 'value'; index: number }
 
 /**
  * Appends a ColumnBatch through `appender` (its table's columns are `names`) a chunk at a time,
  * each column copied from its typed array into the chunk's vector in one call; then closes it.
  * With `close` false it neither flushes nor closes (nor discards on failure): the caller appends
  * more through the same appender and closes it once, inside its transaction (group-commit.ts).
+ * `stid`: the super table's `_stid` when the table is a shared one (routes.ts).
  */
-export async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch, close = true): Promise<number> {
+export async function appendColumnBatch(appender: DuckDBAppender, names: string[], b: ColumnBatch, close = true, stid?: number): Promise<number> {
   try {
     const width = appender.columnCount
     const types: DuckDBType[] = []
@@ -27,6 +28,10 @@ export async function appendColumnBatch(appender: DuckDBAppender, names: string[
       const fixed = FIXED[type.typeId]
       if (name === '_tid') {
         sources.push({ kind: 'tid' })
+        continue
+      }
+      if (name === '_stid' && stid !== undefined) {
+        sources.push({ kind: 'stid' })
         continue
       }
       const at = b.columns.indexOf(name)
@@ -42,6 +47,7 @@ export async function appendColumnBatch(appender: DuckDBAppender, names: string[
       sources.push(at === 0 ? { kind: 'ts' } : { kind: 'value', index: at - 1 })
     }
     const tidBuf = new Int32Array(CHUNK_ROWS)
+    const stidBuf = stid === undefined ? undefined : new Int32Array(CHUNK_ROWS).fill(stid)
     let child = 0
     let chunks = 0
     for (let start = 0; start < b.count; start += CHUNK_ROWS) {
@@ -56,7 +62,10 @@ export async function appendColumnBatch(appender: DuckDBAppender, names: string[
         }
         let data: ColumnBatch['values'][number] | Int32Array
         let offset = start
-        if (src.kind === 'tid') {
+        if (src.kind === 'stid') {
+          data = stidBuf as Int32Array
+          offset = 0
+        } else if (src.kind === 'tid') {
           for (let r = 0; r < n; r++) {
             while (start + r >= b.starts[child + 1]) {
               child++

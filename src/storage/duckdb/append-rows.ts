@@ -27,7 +27,7 @@ function coercerFor(typeId: DuckDBTypeId): Coerce {
 }
 
 /** Where an appended column's values come from. */
-export type Source = { kind: 'tid' } | { kind: 'seq' } | { kind: 'null' } | { kind: 'col'; index: number }
+export type Source = { kind: 'tid' } | { kind: 'seq' } | { kind: 'null' } | { kind: 'col'; index: number } | { kind: 'const'; value: number }
 
 /** One column of the chunk being filled: a typed array (fixed width) or values (the rest). */
 interface ColumnFill {
@@ -99,6 +99,8 @@ async function appendChunks(appender: DuckDBAppender, sources: Source[], batches
           v = tid
         } else if (src.kind === 'seq') {
           v = seq
+        } else if (src.kind === 'const') {
+          v = src.value
         } else {
           v = null
         }

@@ -15,6 +15,7 @@ import { overdueWalBytes, PoolWatch } from './pool-watch.js'
 import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
 import { streamOn, watchAbort, whenAborted } from './stream.js'
+import { TableRoutes } from '../routes.js'
 import { requireColumns, sourcesFor, TableCache } from './tables.js'
 import { RowWriter } from './write-rows.js'
 
@@ -89,7 +90,9 @@ export class DuckDBEngine implements Engine {
   private readonly writeLock = new Mutex()
   private readonly txStore = new AsyncLocalStorage<TxContext>()
   private closed = false
-  private readonly tables = new TableCache()
+  /** super tables stored as views over shared tables (routes.ts); the catalog keeps them */
+  readonly routes = new TableRoutes()
+  private readonly tables = new TableCache(this.routes)
   private readonly rows: RowWriter
   private readonly checkpointer: Checkpointer
   private readonly fileBacked: boolean
@@ -479,7 +482,7 @@ export class DuckDBEngine implements Engine {
       // a data table's newest-timestamp bounds would not know these rows: read them again
       this.tables.forgetNewest(schema, table)
       const append = async (c: DuckDBConnection): Promise<number> =>
-        appendAll(await c.createAppender(table, schema), sources, [{ db: '', table, columns, rows }])
+        appendAll(await c.createAppender(info.table, schema), sources, [{ db: '', table, columns, rows }])
       // outside a transaction, one appender flush is one transaction of its own (see RowWriter.appendsAlone)
       return this.txStore.getStore() !== undefined || rows.length <= FLUSH_ROWS ? append(conn) : this.committed(append)
     })

@@ -27,6 +27,9 @@ export interface GroupMember {
 export interface ColumnTarget {
   b: ColumnBatch
   schema: string
+  /** the physical table appended to, and its `_stid` when shared (TargetInfo) */
+  table: string
+  stid: number | undefined
   names: string[]
   newest: Newest
 }
@@ -167,7 +170,7 @@ async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: 
         return undefined
       }
     }
-    const t = { b, schema, names: info.names, newest }
+    const t: ColumnTarget = { b, schema, table: info.table, stid: info.stid, names: info.names, newest }
     if (batches.length > 1) {
       own?.raise([t])
     }
@@ -180,7 +183,7 @@ async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: 
 async function appendTargets(conn: DuckDBConnection, targets: ColumnTarget[]): Promise<number> {
   let written = 0
   for (const t of targets) {
-    written += await appendColumnBatch(await conn.createAppender(t.b.table, t.schema), t.names, t.b)
+    written += await appendColumnBatch(await conn.createAppender(t.table, t.schema), t.names, t.b, true, t.stid)
   }
   return written
 }
@@ -191,7 +194,7 @@ function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
   let rows = 0
   for (const p of planned) {
     for (const t of p.targets) {
-      if (t.schema !== first.schema || t.b.table !== first.b.table) {
+      if (t.schema !== first.schema || t.table !== first.table) {
         return false
       }
       rows += t.b.count
@@ -203,13 +206,13 @@ function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
 /** Every member's rows through one appender (isOneFlush), flushed into the caller's transaction: each member's count. */
 async function appendOnce(conn: DuckDBConnection, planned: { targets: ColumnTarget[] }[]): Promise<number[]> {
   const first = planned[0].targets[0]
-  const appender = await conn.createAppender(first.b.table, first.schema)
+  const appender = await conn.createAppender(first.table, first.schema)
   try {
     const counts: number[] = []
     for (const p of planned) {
       let n = 0
       for (const t of p.targets) {
-        n += await appendColumnBatch(appender, t.names, t.b, false)
+        n += await appendColumnBatch(appender, t.names, t.b, false, t.stid)
       }
       counts.push(n)
     }

@@ -1,9 +1,14 @@
 import { JSDuckDBValueConverter } from '@duckdb/node-api'
 import type { DuckDBConnection } from '@duckdb/node-api'
+import type { TableRoutes } from '../routes.js'
 import type { Source } from './append-rows.js'
 import { duckdbDialect } from './dialect.js'
 
 export interface TargetInfo {
+  /** the physical table written: the table itself, or the shared table behind its view (routes.ts) */
+  table: string
+  /** the shared table's `_stid` value for the view's rows; undefined for a table of its own */
+  stid?: number
   /** physical column names in table order */
   names: string[]
   /** physical type declarations in table order, e.g. `BIGINT` */
@@ -18,11 +23,14 @@ export function requireColumns(caller: string, info: TargetInfo, columns: string
   }
 }
 
-/** Where each of the target's columns comes from: `_tid` of a child's batch, a given column, or NULL. */
+/** Where each of the target's columns comes from: `_tid` of a child's batch, `_stid` of a shared table, a given column, or NULL. */
 export function sourcesFor(info: TargetInfo, columns: string[], child: boolean): Source[] {
   return info.names.map((name) => {
     if (child && name === '_tid') {
       return { kind: 'tid' }
+    }
+    if (name === '_stid' && info.stid !== undefined) {
+      return { kind: 'const', value: info.stid }
     }
     const index = columns.indexOf(name)
     return index < 0 ? { kind: 'null' } : { kind: 'col', index }
@@ -48,6 +56,8 @@ export class TableCache {
   /** forgotten staging tables, dropped at the next staged write (on the write connection) */
   readonly staleStaging: string[] = []
   stagingSeq = 0
+
+  constructor(private readonly routes: TableRoutes) {}
 
   /** The cached layouts may be stale: read them again on next use. */
   schemaChanged(): void {
@@ -79,9 +89,11 @@ export class TableCache {
       // a LIMIT 0 read of the table itself: duckdb_columns() materialised every column of every
       // table on each call, which cost ~125 KiB of RSS per super table (bench/README.md)
       const qi = duckdbDialect.quoteIdent
+      const route = this.routes.get(schema, table)
+      const physical = route?.table ?? table
       let r
       try {
-        r = await conn.run(`SELECT * FROM ${qi(schema)}.${qi(table)} LIMIT 0`)
+        r = await conn.run(`SELECT * FROM ${qi(schema)}.${qi(physical)} LIMIT 0`)
       } catch (err) {
         // a catalog error does not abort DuckDB's transaction, so the caller may go on
         if (err instanceof Error && err.message.startsWith('Catalog Error')) {
@@ -89,7 +101,10 @@ export class TableCache {
         }
         throw err
       }
-      info = { names: r.columnNames(), types: r.columnTypes().map((t) => t.toString()) }
+      info = { table: physical, names: r.columnNames(), types: r.columnTypes().map((t) => t.toString()) }
+      if (route !== undefined) {
+        info.stid = route.stid
+      }
       this.targets.set(key, info)
     }
     return info

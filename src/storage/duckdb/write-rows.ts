@@ -124,7 +124,7 @@ export class RowWriter {
   }
 
   private async appendDirect(conn: DuckDBConnection, g: WriteGroup, info: TargetInfo): Promise<number> {
-    return appendAll(await conn.createAppender(g.table, g.schema), sourcesFor(info, g.columns, g.child), g.batches)
+    return appendAll(await conn.createAppender(info.table, g.schema), sourcesFor(info, g.columns, g.child), g.batches)
   }
 
   /**
@@ -137,7 +137,7 @@ export class RowWriter {
       await conn.run(`DROP TABLE IF EXISTS temp.main.${name}`)
     }
     const cols = g.child ? ['_tid', ...g.columns] : [...g.columns]
-    const target = `${qi(g.schema)}.${qi(g.table)}`
+    const target = `${qi(g.schema)}.${qi(info.table)}`
     const skey = `${g.schema}\u0000${g.table}\u0000${cols.join('\u0000')}`
     let stg = this.tables.staging.get(skey)
     if (!stg) {
@@ -165,8 +165,10 @@ export class RowWriter {
         `UPDATE ${target} AS t SET ${rest.map((c) => `${c} = s.${c}`).join(', ')} FROM ${latest} WHERE ${match}${range}`,
       )
     }
+    // a shared table's rows carry their super table's `_stid` (routes.ts)
+    const stid = info.stid === undefined ? { names: '', values: '' } : { names: `${qi('_stid')}, `, values: `${info.stid}, ` }
     await conn.run(
-      `INSERT INTO ${target} (${list}) SELECT ${list} FROM ${latest} ` +
+      `INSERT INTO ${target} (${stid.names}${list}) SELECT ${stid.values}${list} FROM ${latest} ` +
         `WHERE NOT EXISTS (SELECT 1 FROM ${target} t WHERE ${match}${range})`,
     )
     // left empty for the next write; a rollback restores this empty state
