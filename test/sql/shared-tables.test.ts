@@ -148,6 +148,12 @@ describe('a super table in shared tables', () => {
     await twin((st) => `select * from ${DB}.${st} order by ts, tbname`)
   })
 
+  it('gives a super table with a column named _stid tables of its own', async () => {
+    await ok(`create stable ${DB}.u (ts timestamp, _stid int) tags (h nchar(4))`)
+    await ok(`insert into ${DB}.u_1 using ${DB}.u tags ('a') values (${T0}, 7)`)
+    expect((await ok(`select _stid, h from ${DB}.u`)).data).toEqual([[7, 'a']])
+  })
+
   it('is the same after a restart, and the file holds views over shared tables', async () => {
     const snapshot = await Promise.all(QUERIES.map((q) => sql(q('s'))))
     await server.stop()
@@ -159,7 +165,7 @@ describe('a super table in shared tables', () => {
     con.closeSync()
     db.closeSync()
     // o and p have tables of their own (altered); s, q and the 50 measurements share
-    expect(tables.filter((t) => !/^\$[dt]\d+$/.test(t))).toEqual(['o', 'o$tags', 'p', 'p$tags'])
+    expect(tables.filter((t) => !/^\$[dt]\d+$/.test(t))).toEqual(['o', 'o$tags', 'p', 'p$tags', 'u', 'u$tags'])
     // two data shapes (s's, the measurements') and two tag shapes
     expect(tables.filter((t) => /^\$d\d+$/.test(t)).length).toBe(2)
     expect(tables.filter((t) => /^\$t\d+$/.test(t)).length).toBe(2)

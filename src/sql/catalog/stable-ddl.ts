@@ -147,7 +147,9 @@ export abstract class StableDdl extends SharedDdl {
       if (comment !== undefined) {
         info.comment = comment
       }
-      const placed = this.engine.routes === undefined ? undefined : this.placeShared(info)
+      // a column or tag of the shared tables' own name (`_stid`) keeps tables of its own
+      const shareable = this.engine.routes !== undefined && ![...columns, ...tags].some((c) => c.name === '_stid')
+      const placed = shareable ? this.placeShared(info) : undefined
       try {
         await this.engine.transaction(async (tx) => {
           if (placed === undefined) {
