@@ -16,7 +16,7 @@ import type { Point } from '../src/ingest/point.js'
 const [dir, count, limit, mode] = process.argv.slice(2)
 const n = Number(count)
 const memoryLimitBytes = Number(limit)
-const file = join(dir, `card-${n}.duckdb`)
+const file = join(dir, `core-${n}.duckdb`)
 
 export interface Phase {
   phase: string
