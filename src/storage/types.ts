@@ -88,9 +88,9 @@ export interface Engine {
   readonly routes?: TableRoutes
   /** Run one statement; returns affected rows when the backend knows them (else 0). */
   exec(sql: string, opts?: QueryOptions): Promise<number>
-  /** Small results, fully materialised (catalog reads, DESCRIBE...). */
+  /** Small results, fully materialised (catalog reads, DESCRIBE...); a statement that writes (UPDATE ... RETURNING) is committed before it returns. */
   query(sql: string, opts?: QueryOptions): Promise<unknown[][]>
-  /** Large results, streamed in chunks with bounded memory. */
+  /** Large results of a query (never a statement that writes), streamed in chunks with bounded memory. */
   stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk>
   /**
    * `stream`, except that chunks whose columns are all numeric may come as NumericChunk (for

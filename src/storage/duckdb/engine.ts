@@ -66,6 +66,9 @@ interface TxContext {
 const UNPINNED_RE = /^\s*(select|with|insert|delete|set|reset|pragma|checkpoint|begin|commit|rollback|call|copy|explain|describe|show|summarize)\b/i
 const pins = (sql: string): boolean => !UNPINNED_RE.test(sql)
 
+/** a plain query, which writes nothing: anything else run on a read connection is committed (query) */
+const SELECT_RE = /^\s*\(*\s*select\b/i
+
 /**
  * Embedded DuckDB behind the `Engine` contract.
  *
@@ -266,7 +269,8 @@ export class DuckDBEngine implements Engine {
     return this.writeLock.run(() => fn(this.writeConn))
   }
 
-  private async onReader<T>(fn: (c: DuckDBConnection) => Promise<T>): Promise<T> {
+  /** `commit`: the statement may write (UPDATE ... RETURNING): committed before the call returns */
+  private async onReader<T>(fn: (c: DuckDBConnection) => Promise<T>, commit = false): Promise<T> {
     this.assertOpen()
     const tx = this.txStore.getStore()
     if (tx) {
@@ -281,10 +285,14 @@ export class DuckDBEngine implements Engine {
     })
     try {
       work = fn(c)
-      return await work
+      const result = await work
+      if (commit) {
+        await c.run('COMMIT')
+      }
+      return result
     } finally {
-      this.reads.end(id)
-      this.pool.release(c)
+      // the read's transaction ends after the answer is out (ConnectionPool): only then is it over for a checkpoint
+      void this.pool.recycle(c, () => this.reads.end(id))
     }
   }
 
@@ -318,6 +326,8 @@ export class DuckDBEngine implements Engine {
   }
 
   async query(sql: string, opts?: QueryOptions): Promise<unknown[][]> {
+    // the pool's connections come inside a transaction that is rolled back after use: a statement
+    // that is not a plain SELECT (the event store's UPDATE ... RETURNING) commits first
     return this.onReader(async (c) => {
       const stop = watchAbort(c, opts?.signal)
       try {
@@ -326,7 +336,7 @@ export class DuckDBEngine implements Engine {
       } finally {
         stop()
       }
-    })
+    }, !SELECT_RE.test(sql))
   }
 
   stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
@@ -344,6 +354,10 @@ export class DuckDBEngine implements Engine {
       yield* this.streamWith(tx.conn, sql, opts, numeric)
       return
     }
+    // prepared and executed in one transaction (the pool's connections come inside one): DuckDB
+    // plans with the table statistics of the moment, and a commit between a prepare and an
+    // execute of their own left the plan stale (rows sorted by garbage keys, filtered or joined
+    // out; DuckDB issues 23704 and 24182)
     const c = await this.pool.acquire()
     // a checkpoint that cannot wait for this read ends it (OpenReads): the consumer gets an error
     const cancelled = new AbortController()
@@ -355,21 +369,15 @@ export class DuckDBEngine implements Engine {
       await closing
     })
     try {
-      // prepared and executed in one transaction: DuckDB plans with the table statistics of the
-      // moment, and a commit between a prepare and an execute of their own left the plan stale
-      // (rows sorted by garbage keys, filtered or joined out; DuckDB issues 23704 and 24182)
-      await c.run('BEGIN TRANSACTION')
       const signal = opts?.signal === undefined ? cancelled.signal : AbortSignal.any([opts.signal, cancelled.signal])
       yield* this.streamWith(c, sql, { ...opts, signal }, numeric)
     } finally {
-      if (closing === undefined) {
-        // ends the result (read to its end or not) and the read's transaction
-        await closeResult(c)
-      }
-      // no cancel from here on; one under way must finish before another read has the connection
-      this.reads.end(id)
-      await closing
-      this.pool.release(c)
+      // the result and the read's transaction end after the consumer has its last chunk
+      // (ConnectionPool.recycle); no cancel from then on, and one under way finishes first
+      void this.pool.recycle(c, async () => {
+        this.reads.end(id)
+        await closing
+      })
     }
   }
 
