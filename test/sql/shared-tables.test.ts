@@ -12,9 +12,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { OWN_TABLES_FIRST, STABLES_PER_TABLE } from '../../src/sql/catalog/shared-tables.js'
 import { ROOT, send, startServer, type Server } from './harness.js'
 
 const DB = 'shared'
+/** schemaless measurements of one shape: more than one shared table holds */
+const M = STABLES_PER_TABLE + 20
 const T0 = 1_700_000_000_000
 const dir = mkdtempSync(join(tmpdir(), 'shared-tables-'))
 const file = join(dir, 'db.duckdb')
@@ -74,6 +77,8 @@ const QUERIES: Array<(st: string) => string> = [
 beforeAll(async () => {
   server = await startServer(`duckdb:${file}`)
   await ok(`create database ${DB} precision 'ms'`)
+  // a database's first super tables keep tables of their own (OWN_TABLES_FIRST)
+  await lineproto(Array.from({ length: OWN_TABLES_FIRST }, (_v, i) => `f${i},a=b x=${i}i ${T0}`).join('\n'))
   for (const st of ['s', 'o', 'p']) {
     await ok(CREATE(st))
   }
@@ -116,8 +121,8 @@ describe('a super table in shared tables', () => {
     expect((await ok(`select count(*) from ${DB}.p`)).data).toEqual([[44]])
   })
 
-  it('takes schemaless writes of many measurements of one shape', async () => {
-    const body = (plus: number): string => Array.from({ length: 50 }, (_v, i) => `m${i},host=h${i % 3} value=${plus + i} ${T0 + plus + i}`).join('\n')
+  it('takes schemaless writes of many measurements of one shape, in more than one shared table', async () => {
+    const body = (plus: number): string => Array.from({ length: M }, (_v, i) => `m${i},host=h${i % 3} value=${plus + i} ${T0 + plus + i}`).join('\n')
     await lineproto(body(0))
     await lineproto(body(10))
     const r = await ok(`select count(*), sum(value) from ${DB}.m7`)
@@ -125,6 +130,9 @@ describe('a super table in shared tables', () => {
     // a rewrite of every point (the staged path into the shared table)
     await lineproto(body(10).replaceAll(' value=', ' value=0'))
     expect((await ok(`select host, value from ${DB}.m49 where host = 'h1' order by _ts`)).data).toEqual([['h1', 49], ['h1', 59]])
+    // the last measurement is in the second shared table of the shape
+    expect((await ok(`select value from ${DB}.m${M - 1} order by _ts`)).data).toEqual([[0 + M - 1], [10 + M - 1]])
+    expect((await ok(`select count(*) from ${DB}.m0`)).data).toEqual([[2]])
   })
 
   it('keeps its rows when altered, and its children take new ids above the old ones', async () => {
@@ -165,14 +173,14 @@ describe('a super table in shared tables', () => {
     con.closeSync()
     db.closeSync()
     // o and p have tables of their own (altered); s, q and the 50 measurements share
-    expect(tables.filter((t) => !/^\$[dt]\d+$/.test(t))).toEqual(['o', 'o$tags', 'p', 'p$tags', 'u', 'u$tags'])
-    // two data shapes (s's, the measurements') and two tag shapes
-    expect(tables.filter((t) => /^\$d\d+$/.test(t)).length).toBe(2)
-    expect(tables.filter((t) => /^\$t\d+$/.test(t)).length).toBe(2)
+    expect(tables.filter((t) => !/^\$[dt]\d+$/.test(t) && !/^f\d+/.test(t))).toEqual(['o', 'o$tags', 'p', 'p$tags', 'u', 'u$tags'])
+    // data: s's shape, the measurements' shape in two tables; tags likewise
+    expect(tables.filter((t) => /^\$d\d+$/.test(t)).length).toBe(3)
+    expect(tables.filter((t) => /^\$t\d+$/.test(t)).length).toBe(3)
     expect(views).toContain('s')
     expect(views).toContain('s$tags')
     expect(views).toContain('m49$tags')
-    expect(views.length).toBe(2 * 52)
+    expect(views.length).toBe(2 * (2 + M))
     server = await startServer(`duckdb:${file}`)
     expect(await Promise.all(QUERIES.map((q) => sql(q('s'))))).toEqual(snapshot)
     await ok(`insert into ${DB}.s_1 values (${T0 + 500000}, 5, 5)`)

@@ -122,9 +122,7 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       const d1 = await s.catalog.createChildTable(db, 'd1', 'meters', { location: 'Beijing', groupid: 2 }, false)
       const d2 = await s.catalog.createChildTable(db, 'd2', 'meters', { groupid: 3 }, false)
       const o1 = await s.catalog.createChildTable(db, 'o1', 'other', { location: 'x', groupid: 1 }, false)
-      // super tables of one shape in shared tables (DuckDB) number their children in one sequence
-      const shared = s.engine.routes !== undefined
-      expect([d1.tid, d2.tid, o1.tid]).toEqual(shared ? [1, 2, 3] : [1, 2, 1])
+      expect([d1.tid, d2.tid, o1.tid]).toEqual([1, 2, 1])
       expect(d2.tags).toEqual({ location: null, groupid: 3 })
       await expectTd(s.catalog.createChildTable(db, 'd1', 'meters', {}, false), 1539, 'Table already exists')
       expect((await s.catalog.createChildTable(db, 'd1', 'meters', { groupid: 9 }, true)).tid).toBe(1)
@@ -160,16 +158,16 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       expect(s.catalog.getTable(db, 'd1')).toBeUndefined()
       expect(await s.engine.query(`SELECT count(*) FROM ${q(s, db, 'meters$tags')}`)).toEqual([[1n]])
       // a new child never takes a live child's id
-      expect((await s.catalog.createChildTable(db, 'd3', 'meters', {}, false)).tid).toBe(shared ? 4 : 3)
+      expect((await s.catalog.createChildTable(db, 'd3', 'meters', {}, false)).tid).toBe(3)
 
       await expectTd(s.catalog.dropStable(db, 'nosuch', false), 866)
       await s.catalog.dropStable(db, 'meters', false)
       expect(s.catalog.getStable(db, 'meters')).toBeUndefined()
       expect(s.catalog.getTable(db, 'd2')).toBeUndefined()
-      expect(s.catalog.getTable(db, 'o1')?.tid).toBe(shared ? 3 : 1)
-      // the name is free again, and its tids start over (shared: go on, o1 still has 3)
+      expect(s.catalog.getTable(db, 'o1')?.tid).toBe(1)
+      // the name is free again, and its tids start over
       await s.catalog.createStable(db, 'meters', METER_COLS, METER_TAGS, false)
-      expect((await s.catalog.createChildTable(db, 'd2', 'meters', {}, false)).tid).toBe(shared ? 5 : 1)
+      expect((await s.catalog.createChildTable(db, 'd2', 'meters', {}, false)).tid).toBe(1)
       await s.catalog.dropDatabase(db, false)
       expect(s.catalog.listTables(db)).toEqual([])
     })
@@ -189,16 +187,14 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       }))
       const infos = await create(db, specs, true)
       expect(infos.map((x) => x.name)).toEqual(specs.map((x) => x.name))
-      // c0 already existed with tid 1; meters children continue at 2, other's start at 1 (shared
-      // tables: one sequence, in the order of the specs)
-      const shared = s.engine.routes !== undefined
+      // c0 already existed with tid 1; meters children continue at 2, other's start at 1
       expect(infos[0]).toMatchObject({ tid: 1, tags: { groupid: 0, location: null } })
-      expect(infos[2].tid).toBe(shared ? 3 : 2)
-      expect(infos[1].tid).toBe(shared ? 2 : 1)
-      expect(infos[1199].tid).toBe(shared ? 1200 : 600)
-      expect(await s.engine.query(`SELECT count(*), max(_tid) FROM ${q(s, db, 'meters$tags')}`)).toEqual([[600n, shared ? 1199 : 600]])
+      expect(infos[2].tid).toBe(2)
+      expect(infos[1].tid).toBe(1)
+      expect(infos[1199].tid).toBe(600)
+      expect(await s.engine.query(`SELECT count(*), max(_tid) FROM ${q(s, db, 'meters$tags')}`)).toEqual([[600n, 600]])
       expect(await s.engine.query(`SELECT tbname, groupid, location FROM ${q(s, db, 'other$tags')} WHERE _tid = 600`)).toEqual([
-        shared ? ['c599', 599, "loc'599"] : ['c1199', 1199, "loc'1199"],
+        ['c1199', 1199, "loc'1199"],
       ])
       // one bad spec: nothing is created and no id is consumed
       await expectTd(
@@ -209,7 +205,7 @@ export function runStorageSuite(name: string, open: () => Promise<Storage>, opts
       expect(c.getTable(db, 'x1')).toBeUndefined()
       // the same new name twice in one call is created once
       const again = await create(db, [{ name: 'x1', stable: 'meters', tags: {} }, { name: 'x1', stable: 'meters', tags: {} }], true)
-      expect(again.map((x) => x.tid)).toEqual(shared ? [1201, 1201] : [601, 601])
+      expect(again.map((x) => x.tid)).toEqual([601, 601])
       expect(c.listTables(db)).toHaveLength(1201)
     })
 

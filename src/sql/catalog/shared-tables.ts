@@ -1,11 +1,12 @@
 import type { SharedLayout, StableInfo } from '../../storage/td-types.js'
 
 /**
- * Which shared tables a database's super tables use (routes.ts): one data table per column
- * shape and one tag table per tag shape, a shape being the physical column list (names and
- * types). A super table costs DuckDB two views instead of two tables: ~13 instead of ~27 KiB of
- * memory (bench/README.md), and no 256 KiB block of its own on disk. The index is built from the
- * catalog's super tables on first use in a database and kept while they change.
+ * Which shared tables a database's super tables use (routes.ts): data tables per column shape
+ * and tag tables per tag shape, a shape being the physical column list (names and types), each
+ * holding up to STABLES_PER_TABLE super tables. A super table costs DuckDB two views instead of
+ * two tables: ~10 instead of ~40 KiB of memory (bench/README.md), and no 256 KiB block of its own
+ * on disk. A database's first OWN_TABLES_FIRST super tables keep tables of their own. The index
+ * is built from the catalog's super tables on first use in a database and kept while they change.
  */
 
 /** the `nextTid` key of a super table's children: one sequence for all shared super tables of a database, whose `_tid`s share tables */
@@ -14,13 +15,16 @@ export function childTidKey(db: string, st: StableInfo | undefined, stable: stri
 }
 
 interface Use {
-  table: string
+  /** the shape the table holds */
+  key: string
   users: number
 }
 
 interface DbShapes {
-  data: Map<string, Use>
-  tags: Map<string, Use>
+  /** shared tables by name, data and tag tables alike */
+  tables: Map<string, Use>
+  /** per shape, the data (`d`) or tag (`t`) table new super tables go to: `d` + key, `t` + key */
+  current: Map<string, string>
   nextStid: number
   /** next number for a new shared table's name (`$d<n>`, `$t<n>`) */
   nextName: number
@@ -34,6 +38,19 @@ export interface Placement {
 }
 
 const NAME_RE = /^\$[dt](\d+)$/
+
+/**
+ * Super tables in one shared table at most: a scan of one filters its neighbours' rows out, so
+ * their number is bounded (a full table's shape gets a new one).
+ */
+export const STABLES_PER_TABLE = 256
+
+/**
+ * The first super tables of a database get tables of their own: a database of a few (often
+ * large) super tables scans each alone, and only a database of many small ones, where memory per
+ * super table counts, shares.
+ */
+export const OWN_TABLES_FIRST = 64
 
 export class SharedShapes {
   private readonly byDb = new Map<string, DbShapes>()
@@ -51,20 +68,26 @@ export class SharedShapes {
   private index(db: string, stables: Iterable<StableInfo>, shape: (st: StableInfo) => [string, string]): DbShapes {
     let x = this.byDb.get(db)
     if (x === undefined) {
-      x = { data: new Map(), tags: new Map(), nextStid: 1, nextName: 1 }
+      x = { tables: new Map(), current: new Map(), nextStid: 1, nextName: 1 }
       for (const st of stables) {
         if (st.shared === undefined) {
           continue
         }
         const [dataKey, tagsKey] = shape(st)
-        use(x.data, dataKey, st.shared.data)
-        use(x.tags, tagsKey, st.shared.tags)
+        use(x, `d${dataKey}`, st.shared.data)
+        use(x, `t${tagsKey}`, st.shared.tags)
         x.nextStid = Math.max(x.nextStid, st.shared.stid + 1)
         for (const name of [st.shared.data, st.shared.tags]) {
           const m = NAME_RE.exec(name)
           if (m !== null) {
             x.nextName = Math.max(x.nextName, Number(m[1]) + 1)
           }
+        }
+      }
+      // new super tables go to a table of their shape that has room
+      for (const [table, u] of x.tables) {
+        if (u.users < STABLES_PER_TABLE) {
+          x.current.set(u.key, table)
         }
       }
       this.byDb.set(db, x)
@@ -79,19 +102,23 @@ export class SharedShapes {
    */
   place(db: string, stables: Iterable<StableInfo>, shape: (st: StableInfo) => [string, string], keys: [string, string], taken: (name: string) => boolean): Placement {
     const x = this.index(db, stables, shape)
-    const fresh = (prefix: string): string => {
+    const pick = (key: string, prefix: string): { table: string; fresh: boolean } => {
+      const cur = x.current.get(key)
+      if (cur !== undefined && (x.tables.get(cur)?.users ?? 0) < STABLES_PER_TABLE) {
+        return { table: cur, fresh: false }
+      }
       let name = `${prefix}${x.nextName++}`
       while (taken(name)) {
         name = `${prefix}${x.nextName++}`
       }
-      return name
+      x.current.set(key, name)
+      return { table: name, fresh: true }
     }
-    const data = x.data.get(keys[0])
-    const tags = x.tags.get(keys[1])
-    const layout: SharedLayout = { stid: x.nextStid++, data: data?.table ?? fresh('$d'), tags: tags?.table ?? fresh('$t') }
-    use(x.data, keys[0], layout.data)
-    use(x.tags, keys[1], layout.tags)
-    return { layout, newData: data === undefined, newTags: tags === undefined }
+    const data = pick(`d${keys[0]}`, '$d')
+    const tags = pick(`t${keys[1]}`, '$t')
+    use(x, `d${keys[0]}`, data.table)
+    use(x, `t${keys[1]}`, tags.table)
+    return { layout: { stid: x.nextStid++, data: data.table, tags: tags.table }, newData: data.fresh, newTags: tags.fresh }
   }
 
   /**
@@ -103,23 +130,25 @@ export class SharedShapes {
       return []
     }
     const x = this.index(db, stables, shape)
-    const [dataKey, tagsKey] = shape(st)
     const unused: string[] = []
-    for (const [m, key] of [[x.data, dataKey], [x.tags, tagsKey]] as const) {
-      const u = m.get(key)
+    for (const table of [st.shared.data, st.shared.tags]) {
+      const u = x.tables.get(table)
       if (u !== undefined && --u.users <= 0) {
-        m.delete(key)
-        unused.push(u.table)
+        x.tables.delete(table)
+        if (x.current.get(u.key) === table) {
+          x.current.delete(u.key)
+        }
+        unused.push(table)
       }
     }
     return unused
   }
 }
 
-function use(m: Map<string, Use>, key: string, table: string): void {
-  const u = m.get(key)
+function use(x: DbShapes, key: string, table: string): void {
+  const u = x.tables.get(table)
   if (u === undefined) {
-    m.set(key, { table, users: 1 })
+    x.tables.set(table, { key, users: 1 })
   } else {
     u.users++
   }

@@ -5,6 +5,7 @@ import type { Engine } from '../../storage/types.js'
 import { TD, TdError, dbNotExist, tableNotExist } from '../../td-error.js'
 import { chunkIntervalTicks, DEFAULT_DB_OPTIONS, optionValue, PRECISIONS } from './database-options.js'
 import { SharedDdl } from './shared-ddl.js'
+import { OWN_TABLES_FIRST } from './shared-tables.js'
 import { encodeTags, ownedColumns } from './row-codecs.js'
 import { mapOf } from './versioned-map.js'
 
@@ -147,8 +148,12 @@ export abstract class StableDdl extends SharedDdl {
       if (comment !== undefined) {
         info.comment = comment
       }
-      // a column or tag of the shared tables' own name (`_stid`) keeps tables of its own
-      const shareable = this.engine.routes !== undefined && ![...columns, ...tags].some((c) => c.name === '_stid')
+      // past a database's first super tables (shared-tables.ts); a column or tag of the shared
+      // tables' own name (`_stid`) keeps tables of its own
+      const shareable =
+        this.engine.routes !== undefined &&
+        (this.stables.get(db)?.size ?? 0) >= OWN_TABLES_FIRST &&
+        ![...columns, ...tags].some((c) => c.name === '_stid')
       const placed = shareable ? this.placeShared(info) : undefined
       try {
         await this.engine.transaction(async (tx) => {
