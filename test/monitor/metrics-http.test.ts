@@ -133,8 +133,15 @@ describe('db_adapter_rows_total: rows written and rejected by protocol', () => {
   it('the storage pool gauges show the DuckDB read pool after a query', async () => {
     const res = await fetch(`${adapter.url}/rest/sql`, { method: 'POST', headers: AUTH, body: 'select count(*) from m.cpu' })
     expect(res.status).toBe(200)
-    const samples = await scrape(adapter)
-    const pool = (state: string) => samples.find((s) => s.name === 'db_adapter_storage_pool_connections' && s.labels.state === state)?.value
+    await res.text()
+    // the connection comes back once its transaction is ended and the next begun, after the answer
+    let samples = await scrape(adapter)
+    const gauge = (state: string) => samples.find((s) => s.name === 'db_adapter_storage_pool_connections' && s.labels.state === state)?.value
+    for (let i = 0; i < 50 && gauge('in_use') !== 0; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      samples = await scrape(adapter)
+    }
+    const pool = gauge
     expect(pool('total')).toBeGreaterThanOrEqual(1)
     expect(pool('in_use')).toBe(0)
     expect(pool('idle')).toBe(pool('total'))

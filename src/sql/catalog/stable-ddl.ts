@@ -245,7 +245,7 @@ export abstract class StableDdl extends SharedDdl {
       return
     }
     await this.mutate(async () => {
-      const st = await this.unshareLocked(this.requireStable(db, stable))
+      let st = this.requireStable(db, stable)
       const tagNames = new Set(st.tags.map((c) => c.name))
       const colNames = new Set(st.columns.map((c) => c.name))
       for (const col of cols) {
@@ -257,6 +257,8 @@ export abstract class StableDdl extends SharedDdl {
         }
         ;(isTag ? tagNames : colNames).add(col.name)
       }
+      // valid: a shared super table gets tables of its own, then the columns
+      st = await this.unshareLocked(st)
       const added = ownedColumns(cols)
       const next: StableInfo = isTag ? { ...st, tags: [...st.tags, ...added] } : { ...st, columns: [...st.columns, ...added] }
       const target = isTag ? `${stable}$tags` : stable
