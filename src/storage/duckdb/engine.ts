@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api'
+import { DuckDBInstance } from '@duckdb/node-api'
 import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api'
 import type { ColumnBatch, Engine, NumericChunk, QueryOptions, RowBatch, RowChunk } from '../types.js'
 import type { Dialect } from '../dialect.js'
@@ -14,7 +14,8 @@ import { OpenReads } from './open-reads.js'
 import { overdueWalBytes, PoolWatch } from './pool-watch.js'
 import { duckdbDialect } from './dialect.js'
 import { ConnectionPool } from './pool.js'
-import { streamOn, watchAbort, whenAborted } from './stream.js'
+import { PoolReader } from './reader.js'
+import { watchAbort, whenAborted } from './stream.js'
 import { TableRoutes } from '../routes.js'
 import { requireColumns, sourcesFor, TableCache } from './tables.js'
 import { RowWriter } from './write-rows.js'
@@ -66,9 +67,6 @@ interface TxContext {
 const UNPINNED_RE = /^\s*(select|with|insert|delete|set|reset|pragma|checkpoint|begin|commit|rollback|call|copy|explain|describe|show|summarize)\b/i
 const pins = (sql: string): boolean => !UNPINNED_RE.test(sql)
 
-/** a plain query, which writes nothing: anything else run on a read connection is committed (query) */
-const SELECT_RE = /^\s*\(*\s*select\b/i
-
 /**
  * Embedded DuckDB behind the `Engine` contract.
  *
@@ -102,6 +100,8 @@ export class DuckDBEngine implements Engine {
   /** reads open on the pool's connections (a checkpoint waits for those that would make it fail) */
   private readonly reads = new OpenReads()
   private readonly poolWatch: PoolWatch
+  /** queries and streams on the read pool, or on the transaction's connection */
+  private readonly reader: PoolReader
   /** BEGIN and COMMIT prepared on the write connection (committed) */
   private txStatements: Promise<[DuckDBPreparedStatement, DuckDBPreparedStatement]> | undefined
   /** appendColumns calls waiting for the write lock, committed together */
@@ -133,6 +133,7 @@ export class DuckDBEngine implements Engine {
   ) {
     this.fileBacked = walPath !== undefined
     this.pool = new ConnectionPool(instance, readConnections)
+    this.reader = new PoolReader(this.pool, this.reads, () => this.txStore.getStore()?.conn)
     this.rows = new RowWriter(this.tables, directAppend)
     const overdue = overdueWalBytes(checkpointWalBytes, limitBytes)
     this.checkpointer = new Checkpointer(this.writeLock, writeConn, walPath, { due: checkpointWalBytes, overdue }, () => this.closed, this.reads, limitBytes, onBackgroundFailure, checkpointIdleMs)
@@ -269,33 +270,6 @@ export class DuckDBEngine implements Engine {
     return this.writeLock.run(() => fn(this.writeConn))
   }
 
-  /** `commit`: the statement may write (UPDATE ... RETURNING): committed before the call returns */
-  private async onReader<T>(fn: (c: DuckDBConnection) => Promise<T>, commit = false): Promise<T> {
-    this.assertOpen()
-    const tx = this.txStore.getStore()
-    if (tx) {
-      return fn(tx.conn)
-    }
-    const c = await this.pool.acquire()
-    let work: Promise<T> | undefined
-    // cancelled for a checkpoint: interrupted, and over once the statement has failed
-    const id = this.reads.begin(async () => {
-      c.interrupt()
-      await work?.catch(() => undefined)
-    })
-    try {
-      work = fn(c)
-      const result = await work
-      if (commit) {
-        await c.run('COMMIT')
-      }
-      return result
-    } finally {
-      // the read's transaction ends after the answer is out (ConnectionPool): only then is it over for a checkpoint
-      void this.pool.recycle(c, () => this.reads.end(id))
-    }
-  }
-
   async exec(sql: string, opts?: QueryOptions): Promise<number> {
     const tx = this.txStore.getStore()
     // noted under the write lock, before a checkpoint queued behind this statement looks
@@ -326,17 +300,8 @@ export class DuckDBEngine implements Engine {
   }
 
   async query(sql: string, opts?: QueryOptions): Promise<unknown[][]> {
-    // the pool's connections come inside a transaction that is rolled back after use: a statement
-    // that is not a plain SELECT (the event store's UPDATE ... RETURNING) commits first
-    return this.onReader(async (c) => {
-      const stop = watchAbort(c, opts?.signal)
-      try {
-        const r = await whenAborted(c.run(sql), opts?.signal)
-        return (await r.convertRows(JSDuckDBValueConverter)) as unknown[][]
-      } finally {
-        stop()
-      }
-    }, !SELECT_RE.test(sql))
+    this.assertOpen()
+    return this.reader.query(sql, opts)
   }
 
   stream(sql: string, opts?: QueryOptions): AsyncIterable<RowChunk> {
@@ -349,47 +314,7 @@ export class DuckDBEngine implements Engine {
 
   private async *streamChunks(sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncIterable<RowChunk | NumericChunk> {
     this.assertOpen()
-    const tx = this.txStore.getStore()
-    if (tx) {
-      yield* this.streamWith(tx.conn, sql, opts, numeric)
-      return
-    }
-    // prepared and executed in one transaction (the pool's connections come inside one): DuckDB
-    // plans with the table statistics of the moment, and a commit between a prepare and an
-    // execute of their own left the plan stale (rows sorted by garbage keys, filtered or joined
-    // out; DuckDB issues 23704 and 24182)
-    const c = await this.pool.acquire()
-    // a checkpoint that cannot wait for this read ends it (OpenReads): the consumer gets an error
-    const cancelled = new AbortController()
-    let closing: Promise<void> | undefined
-    const id = this.reads.begin(async () => {
-      cancelled.abort(new StorageUnavailableError('query cancelled: the storage had to checkpoint (memory or write-ahead log full); retry'))
-      c.interrupt()
-      closing = closeResult(c)
-      await closing
-    })
-    try {
-      const signal = opts?.signal === undefined ? cancelled.signal : AbortSignal.any([opts.signal, cancelled.signal])
-      yield* this.streamWith(c, sql, { ...opts, signal }, numeric)
-    } finally {
-      // the result and the read's transaction end after the consumer has its last chunk
-      // (ConnectionPool.recycle); no cancel from then on, and one under way finishes first
-      void this.pool.recycle(c, async () => {
-        this.reads.end(id)
-        await closing
-      })
-    }
-  }
-
-  private async *streamWith(c: DuckDBConnection, sql: string, opts: QueryOptions | undefined, numeric: boolean): AsyncIterable<RowChunk | NumericChunk> {
-    let stop = (): void => {}
-    try {
-      // inside the try: an already-aborted signal throws here
-      stop = watchAbort(c, opts?.signal)
-      yield* streamOn(c, sql, opts, numeric)
-    } finally {
-      stop()
-    }
+    yield* this.reader.stream(sql, opts, numeric)
   }
 
   async transaction<T>(fn: (tx: Engine) => Promise<T>): Promise<T> {
@@ -571,18 +496,6 @@ async function execOn(
   } finally {
     stop()
     after()
-  }
-}
-
-/**
- * Ends the connection's streaming result and the read's transaction: DuckDB closes a
- * connection's previous result when it runs the next statement.
- */
-async function closeResult(c: DuckDBConnection): Promise<void> {
-  try {
-    await c.run('ROLLBACK')
-  } catch {
-    // no transaction (BEGIN failed, or DuckDB ended it); the result is closed either way
   }
 }
 
