@@ -8,6 +8,8 @@ import type { ExecEnv } from './exec-env.js'
 import type { SqlContext } from './result.js'
 import type { TableRef } from './ast.js'
 import { requireWritable, resolveDb } from './ddl.js'
+import { physicalOf } from './catalog/shared-tables.js'
+import type { StableInfo } from '../storage/td-types.js'
 
 /**
  * DELETE FROM [db.]tb [WHERE condition] over a child, normal or super table (TDengine 3). The
@@ -57,13 +59,10 @@ export async function executeDelete(table: TableRef, where: Expr | undefined, ct
       }
     }
   }
-  const shared = child?.kind === 'normal' ? undefined : stable?.shared
-  const dataTable = child?.kind === 'normal' ? phys(child.name) : phys(shared?.data ?? (stable as { name: string }).name)
-  const conds: string[] = []
-  if (shared !== undefined) {
-    // a view over a shared table (storage/routes.ts): DELETE goes to the table, for this super table's rows
-    conds.push(`${q('_stid')} = ${shared.stid}`)
-  }
+  // a super table may be a view over a shared table (storage/routes.ts): DELETE goes to the table, for its rows
+  const target = child?.kind === 'normal' ? { table: phys(child.name), rows: 'TRUE' } : physicalOf(d, stable as StableInfo, false)
+  const dataTable = target.table
+  const conds: string[] = target.rows === 'TRUE' ? [] : [target.rows]
   if (child?.kind === 'child') {
     conds.push(`${q('_tid')} = ${child.tid}`)
   }

@@ -45,7 +45,7 @@ export abstract class SharedDdl extends ReplicaSyncedCatalog {
   /** Sets `st.shared` to the tables of its shape (counted as their user: `shapes.forget` if it is not created). */
   protected placeShared(st: StableInfo): Placement {
     const taken = (name: string): boolean => this.stables.get(st.db)?.has(name) === true || this.tables.get(st.db)?.has(name) === true
-    const placed = this.shapes.place(st.db, this.stables.get(st.db)?.values() ?? [], this.shapeOf, this.shapeOf(st), taken)
+    const placed = this.shapes.place(st.db, this.shapeOf(st), taken)
     st.shared = placed.layout
     return placed
   }
@@ -69,10 +69,15 @@ export abstract class SharedDdl extends ReplicaSyncedCatalog {
 
   /** Drops the views and the routes, then the super table's rows in the shared tables (clearShared). */
   protected async dropViews(tx: Engine, st: StableInfo, unused: string[]): Promise<void> {
+    await this.dropViewsOnly(tx, st)
+    await this.clearShared(tx, st, unused)
+  }
+
+  /** the two views and the engine's routes through them */
+  private async dropViewsOnly(tx: Engine, st: StableInfo): Promise<void> {
     await tx.exec(`DROP VIEW IF EXISTS ${this.phys(st.db, `${st.name}$tags`)}`)
     await tx.exec(`DROP VIEW IF EXISTS ${this.phys(st.db, st.name)}`)
     this.unrouteShared(st)
-    await this.clearShared(tx, st, unused)
   }
 
   /** Deletes the super table's rows from its shared tables, dropping those in `unused` (no other super table uses them). */
@@ -95,13 +100,11 @@ export abstract class SharedDdl extends ReplicaSyncedCatalog {
     const own: StableInfo = { ...st }
     delete own.shared
     const db = st.db
-    const unused = this.shapes.release(db, this.stables.get(db)?.values() ?? [], this.shapeOf, st)
+    const unused = this.shapes.release(st)
     try {
       await this.engine.transaction(async (tx) => {
         // the views go first: the tables of its own take their names
-        await tx.exec(`DROP VIEW IF EXISTS ${this.phys(db, `${st.name}$tags`)}`)
-        await tx.exec(`DROP VIEW IF EXISTS ${this.phys(db, st.name)}`)
-        this.unrouteShared(st)
+        await this.dropViewsOnly(tx, st)
         await this.createOwnTables(tx, own)
         for (const tags of [false, true]) {
           const p = this.physOf(st, tags)

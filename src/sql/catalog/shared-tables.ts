@@ -1,3 +1,4 @@
+import type { Dialect } from '../../storage/dialect.js'
 import type { SharedLayout, StableInfo } from '../../storage/td-types.js'
 
 /**
@@ -8,6 +9,19 @@ import type { SharedLayout, StableInfo } from '../../storage/td-types.js'
  * on disk. A database's first OWN_TABLES_FIRST super tables keep tables of their own. The index
  * is built from the catalog's super tables on first use in a database and kept while they change.
  */
+
+/**
+ * The physical table holding a super table's data (`tags` false) or tags, and the condition that
+ * chooses its rows there (`TRUE` in a table of its own): where DML that cannot go through the
+ * views (DELETE, UPDATE, INSERT ... VALUES) is sent.
+ */
+export function physicalOf(d: Dialect, st: StableInfo, tags: boolean): { table: string; rows: string } {
+  const table = st.shared === undefined ? (tags ? `${st.name}$tags` : st.name) : tags ? st.shared.tags : st.shared.data
+  return {
+    table: `${d.quoteIdent(d.schemaName(st.db))}.${d.quoteIdent(table)}`,
+    rows: st.shared === undefined ? 'TRUE' : `${d.quoteIdent('_stid')} = ${st.shared.stid}`,
+  }
+}
 
 /** the `nextTid` key of a super table's children: one sequence for all shared super tables of a database, whose `_tid`s share tables */
 export function childTidKey(db: string, st: StableInfo | undefined, stable: string): string {
@@ -55,6 +69,15 @@ export const OWN_TABLES_FIRST = 64
 export class SharedShapes {
   private readonly byDb = new Map<string, DbShapes>()
 
+  /**
+   * `stablesOf`: the catalog's super tables of a database (the index is built from them);
+   * `shape`: a super table's [data, tags] shape keys
+   */
+  constructor(
+    private readonly stablesOf: (db: string) => Iterable<StableInfo>,
+    private readonly shape: (st: StableInfo) => [string, string],
+  ) {}
+
   /** forget everything (the catalog was loaded again) */
   clear(): void {
     this.byDb.clear()
@@ -65,15 +88,15 @@ export class SharedShapes {
     this.byDb.delete(db)
   }
 
-  private index(db: string, stables: Iterable<StableInfo>, shape: (st: StableInfo) => [string, string]): DbShapes {
+  private index(db: string): DbShapes {
     let x = this.byDb.get(db)
     if (x === undefined) {
       x = { tables: new Map(), current: new Map(), nextStid: 1, nextName: 1 }
-      for (const st of stables) {
+      for (const st of this.stablesOf(db)) {
         if (st.shared === undefined) {
           continue
         }
-        const [dataKey, tagsKey] = shape(st)
+        const [dataKey, tagsKey] = this.shape(st)
         use(x, `d${dataKey}`, st.shared.data)
         use(x, `t${tagsKey}`, st.shared.tags)
         x.nextStid = Math.max(x.nextStid, st.shared.stid + 1)
@@ -100,8 +123,8 @@ export class SharedShapes {
    * tables (call `forget(db)` when it is not created after all). `taken` tells a name another
    * table of the database already has.
    */
-  place(db: string, stables: Iterable<StableInfo>, shape: (st: StableInfo) => [string, string], keys: [string, string], taken: (name: string) => boolean): Placement {
-    const x = this.index(db, stables, shape)
+  place(db: string, keys: [string, string], taken: (name: string) => boolean): Placement {
+    const x = this.index(db)
     const pick = (key: string, prefix: string): { table: string; fresh: boolean } => {
       const cur = x.current.get(key)
       if (cur !== undefined && (x.tables.get(cur)?.users ?? 0) < STABLES_PER_TABLE) {
@@ -125,11 +148,11 @@ export class SharedShapes {
    * `st` no longer uses its shared tables (dropped or given tables of its own): the tables no
    * super table uses any more, which the caller drops.
    */
-  release(db: string, stables: Iterable<StableInfo>, shape: (st: StableInfo) => [string, string], st: StableInfo): string[] {
+  release(st: StableInfo): string[] {
     if (st.shared === undefined) {
       return []
     }
-    const x = this.index(db, stables, shape)
+    const x = this.index(st.db)
     const unused: string[] = []
     for (const table of [st.shared.data, st.shared.tags]) {
       const u = x.tables.get(table)

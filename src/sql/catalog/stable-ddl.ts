@@ -190,7 +190,7 @@ export abstract class StableDdl extends SharedDdl {
 
   protected async dropStableLocked(db: string, name: string): Promise<void> {
     const st = this.requireStable(db, name)
-    const unused = this.shapes.release(db, this.stables.get(db)?.values() ?? [], this.shapeOf, st)
+    const unused = this.shapes.release(st)
     try {
       await this.engine.transaction(async (tx) => {
         if (st.shared === undefined) {

@@ -8,7 +8,7 @@ import type { UserRecord } from './row-codecs.js'
 import { VersionedMap } from './versioned-map.js'
 import { CredentialCache } from './credential-cache.js'
 import { TagIndexes } from './tag-index.js'
-import { SharedShapes } from './shared-tables.js'
+import { physicalOf, SharedShapes } from './shared-tables.js'
 
 /**
  * The persisted, in-memory-cached catalog. Written only with `Engine` + `Dialect` so it runs
@@ -58,7 +58,10 @@ export abstract class CatalogState {
   /** `${db}\0${stable}` -> next child tid; `${db}\0` -> next normal-table tid */
   protected nextTid = new Map<string, number>()
   /** the shared tables of each database's super tables (shared-tables.ts) */
-  protected readonly shapes = new SharedShapes()
+  protected readonly shapes = new SharedShapes(
+    (db) => this.stables.get(db)?.values() ?? [],
+    (st) => this.shapeOf(st),
+  )
   /** tag value -> children, per super table filtered by tag (tag-index.ts); follows `version` */
   protected tagIndexes = new TagIndexes()
   /** credentials verified a moment ago (credential-cache.ts) */
@@ -174,10 +177,7 @@ export abstract class CatalogState {
 
   /** the physical table holding a super table's data (`tags` false) or tags, and the condition choosing its rows there */
   protected physOf(st: StableInfo, tags: boolean): { table: string; rows: string } {
-    if (st.shared === undefined) {
-      return { table: this.phys(st.db, tags ? `${st.name}$tags` : st.name), rows: 'TRUE' }
-    }
-    return { table: this.phys(st.db, tags ? st.shared.tags : st.shared.data), rows: `${this.d.quoteIdent('_stid')} = ${st.shared.stid}` }
+    return physicalOf(this.d, st, tags)
   }
 
   protected allocTid(key: string): number {

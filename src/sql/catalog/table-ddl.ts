@@ -277,9 +277,10 @@ export abstract class TableDdl extends StableDdl {
         return
       }
       const next = { ...(t.tags ?? {}), ...ownedTags(tags) }
+      const tagRows = this.physOf(st, true)
       await this.engine.transaction(async (tx) => {
         await tx.exec(
-          `UPDATE ${this.physOf(st, true).table} SET ${sets.join(', ')} WHERE ${this.physOf(st, true).rows} AND ${this.d.quoteIdent('_tid')} = ${t.tid}`,
+          `UPDATE ${tagRows.table} SET ${sets.join(', ')} WHERE ${tagRows.rows} AND ${this.d.quoteIdent('_tid')} = ${t.tid}`,
         )
         await tx.exec(
           `UPDATE ${this.cat('tables')} SET tags = ${this.s(encodeTags(next))} WHERE db = ${this.s(db)} AND name = ${this.s(child)}`,

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import { appendColumnBatch } from './append-columns.js'
 import { discardAppender, FLUSH_ROWS } from './appender.js'
 import { duckdbDialect } from './dialect.js'
-import type { Newest, TableCache } from './tables.js'
+import type { Newest, TableCache, TargetInfo } from './tables.js'
 
 /**
  * A group's bounds: members are taken in arrival order while the group stays within both (a
@@ -27,10 +27,8 @@ export interface GroupMember {
 export interface ColumnTarget {
   b: ColumnBatch
   schema: string
-  /** the physical table appended to, and its `_stid` when shared (TargetInfo) */
-  table: string
-  stid: number | undefined
-  names: string[]
+  /** the physical table appended to: its name, columns and `_stid` when shared */
+  info: TargetInfo
   newest: Newest
 }
 
@@ -170,7 +168,7 @@ async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: 
         return undefined
       }
     }
-    const t: ColumnTarget = { b, schema, table: info.table, stid: info.stid, names: info.names, newest }
+    const t: ColumnTarget = { b, schema, info, newest }
     if (batches.length > 1) {
       own?.raise([t])
     }
@@ -183,7 +181,7 @@ async function planColumns(tables: TableCache, conn: DuckDBConnection, batches: 
 async function appendTargets(conn: DuckDBConnection, targets: ColumnTarget[]): Promise<number> {
   let written = 0
   for (const t of targets) {
-    written += await appendColumnBatch(await conn.createAppender(t.table, t.schema), t.names, t.b, true, t.stid)
+    written += await appendColumnBatch(await conn.createAppender(t.info.table, t.schema), t.info.names, t.b, true, t.info.stid)
   }
   return written
 }
@@ -194,7 +192,7 @@ function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
   let rows = 0
   for (const p of planned) {
     for (const t of p.targets) {
-      if (t.schema !== first.schema || t.table !== first.table) {
+      if (t.schema !== first.schema || t.info.table !== first.info.table) {
         return false
       }
       rows += t.b.count
@@ -206,13 +204,13 @@ function isOneFlush(planned: { targets: ColumnTarget[] }[]): boolean {
 /** Every member's rows through one appender (isOneFlush), flushed into the caller's transaction: each member's count. */
 async function appendOnce(conn: DuckDBConnection, planned: { targets: ColumnTarget[] }[]): Promise<number[]> {
   const first = planned[0].targets[0]
-  const appender = await conn.createAppender(first.table, first.schema)
+  const appender = await conn.createAppender(first.info.table, first.schema)
   try {
     const counts: number[] = []
     for (const p of planned) {
       let n = 0
       for (const t of p.targets) {
-        n += await appendColumnBatch(appender, t.names, t.b, false, t.stid)
+        n += await appendColumnBatch(appender, t.info.names, t.b, false, t.info.stid)
       }
       counts.push(n)
     }
