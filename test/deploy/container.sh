@@ -150,7 +150,9 @@ say "memory gate measures against the container limit: $limit bytes ($percent% u
 docker exec "$CID" sh -c 'touch /app/probe' 2>/dev/null && fail "root filesystem is writable"
 volume="$(docker exec "$CID" ls /var/lib/db-adapter | tr '\n' ' ')"
 [[ " $volume " == *" log "* ]] && fail "log files on the data volume: $volume"
-docker logs "$CID" 2>&1 | grep -q '"level":"info"' || fail "no JSON log line with a level name on stdout"
+# read whole first: under pipefail, grep -q leaving at its first match can end docker logs with SIGPIPE
+container_log="$(docker logs "$CID" 2>&1)"
+grep -q '"level":"info"' <<<"$container_log" || fail "no JSON log line with a level name on stdout"
 say "root filesystem is read-only; the data volume holds data only ($volume); logs on stdout"
 
 health=""
@@ -168,6 +170,6 @@ took=$(( ($(date +%s%N) - started) / 1000000 ))
 exit_code="$(docker inspect -f '{{.State.ExitCode}}' "$CID")"
 [ "$exit_code" = 0 ] || fail "exit code $exit_code after docker stop"
 [ "$took" -lt 10000 ] || fail "docker stop took $took ms (grace period 10 s)"
-docker logs "$CID" 2>&1 | grep -q '"msg":"stopped"' || fail "no graceful-shutdown line (\"stopped\") in the log"
+grep -q '"msg":"stopped"' <<<"$(docker logs "$CID" 2>&1)" || fail "no graceful-shutdown line (\"stopped\") in the log"
 say "docker stop: exit 0 after $took ms"
 say "all container checks passed"
