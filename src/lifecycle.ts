@@ -149,7 +149,6 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     const sql = createSqlExecutor(used)
     const gate = new Gate()
     // DuckDB keeps its buffer pool and allocator cache after a burst; without giving them back a
-    // paused gate may never see memory fall below its threshold again
     // paused gate may never see memory fall below its threshold again. Released on entering a
     // pause and again every few seconds while it lasts: what a burst still held at the pause is
     // given back once the burst is over

@@ -16,13 +16,13 @@
  * DB_ADAPTER_TEST_OVERLOAD_SECONDS shortens the load phase (default 60).
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { skipUnless } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
-import { cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, inUse } from '../lib/cgroup.js'
+import { anonBreakdown, cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, inUse } from '../lib/cgroup.js'
 import type { Cgroup } from '../lib/cgroup.js'
 
 const REPO = join(import.meta.dirname, '../..')
@@ -90,8 +90,8 @@ async function start(limit: number): Promise<string> {
     '--manager.enable=false',
     '--monitor.incgroup=true',
     '--monitor.collectDuration=500ms',
-    // gate transitions and cancellations are warnings; request lines would bury them
-    '--logLevel', 'warn',
+    // info: the storage memory releases too (request lines are left out where the log is shown)
+    '--logLevel', 'info',
   ], REPO)
   child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000_000)))
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000_000)))
@@ -157,12 +157,27 @@ async function attempt(t: Tally, what: string, run: () => Promise<Response>): Pr
   }
 }
 
+/** The adapter's log from character `from` on, without its request lines. */
+const logTail = (from = 0): string => output.slice(from).split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n').slice(-20000)
+
 /** What the adapter says about itself when a request went unanswered: /-/ping, the gate and work metrics, its log's tail. */
 async function stuck(base: string): Promise<string> {
   const ping = await fetch(`${base}/-/ping`, { signal: AbortSignal.timeout(3000) }).then((r) => String(r.status), (e: unknown) => String(e))
   const metrics = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(3000) }).then((r) => r.text(), (e: unknown) => String(e))
   const lines = metrics.split('\n').filter((l) => /^db_adapter_(gate|work_memory|http_requests_in_flight|memory|storage_memory|storage_wal|storage_checkpoints)/.test(l))
-  return `/-/ping: ${ping}\n${lines.join('\n')}\nadapter log tail:\n${output.slice(-20000)}`
+  return `/-/ping: ${ping}\n${lines.join('\n')}\nadapter log tail:\n${logTail()}`
+}
+
+/** One line of what holds memory: the gate's figure, the process (RSS, V8 heap, external), DuckDB's pool, the WAL, and the cgroup's own split. */
+async function holding(base: string, c: Cgroup): Promise<string> {
+  const metrics = await fetch(`${base}/metrics`, { signal: AbortSignal.timeout(3000) }).then((r) => r.text(), () => '')
+  const m = (name: string): string => {
+    const v = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(metrics)?.[1]
+    return v === undefined ? '?' : name.endsWith('bytes') ? `${Math.round(Number(v) / MiB)}M` : String(Math.round(Number(v) * 10) / 10)
+  }
+  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
+  const field = (name: string): string => `${Math.round(Number((c.version === 1 ? new RegExp(`^total_${name} (\\d+)$`, 'm') : new RegExp(`^${name} (\\d+)$`, 'm')).exec(stat)?.[1] ?? 0) / MiB)}M`
+  return `in use ${inUse(c).percent.toFixed(1)}% gate ${m('db_adapter_gate_state')} rss ${m('process_resident_memory_bytes')} heap ${m('nodejs_heap_size_used_bytes')}/${m('nodejs_heap_size_total_bytes')} external ${m('nodejs_external_memory_bytes')} duckdb ${m('db_adapter_storage_memory_bytes')} wal ${m('db_adapter_storage_wal_bytes')} checkpoints ${m('db_adapter_storage_checkpoints_total')} work ${m('db_adapter_work_memory_reserved_bytes')} cgroup rss ${field(c.version === 1 ? 'rss' : 'anon')} shmem ${field('shmem')} process anon ${anonBreakdown(child!.pid)}`
 }
 
 async function overload(limitMiB: number, backToNormal: boolean): Promise<void> {
@@ -217,6 +232,7 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
   // the way back: within a few sampling periods of the load's end, writes are served again
   // (/-/ping 200) and, where memory at rest allows, queries too (/-/ping?action=query 200)
   const back = Date.now()
+  const mark = output.length
   let writesAfter = -1
   let normalAfter = -1
   while (Date.now() - back < 20000 && normalAfter < 0) {
@@ -244,8 +260,8 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
   for (const m of output.matchAll(/"level":"(?:warn|error)",.*?"msg":"([^"]{0,120})/g)) {
     warnings.set(m[1], (warnings.get(m[1]) ?? 0) + 1)
   }
-  console.log(`cgroup overload: ${JSON.stringify(figures)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}\n  adapter warnings: ${JSON.stringify([...warnings])}`)
-  const tail = output.slice(-20000)
+  console.log(`cgroup overload: ${JSON.stringify(figures)}\n  at rest: ${await holding(base, c)}${t.bad.length > 0 ? `\n  first bad: ${t.bad.slice(0, 3).join("\n  ")}` : ""}\n  adapter warnings: ${JSON.stringify([...warnings])}`)
+  const tail = logTail()
   expect(kills, tail).toBe(0)
   expect(child!.exitCode, tail).toBeNull()
   expect(t.bad.slice(0, 10), t.bad.length > 0 ? await stuck(base) : tail).toEqual([])
@@ -273,15 +289,17 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
     expect(normalAfter, `queries still paused 20 s after the load; memory in use ${inUse(c).percent.toFixed(0)}%\n${tail}`).toBeGreaterThanOrEqual(0)
     // retried after Retry-After like the write above: the gate may pause once more near its threshold
     let query = ''
+    const trace: string[] = []
     for (const until = Date.now() + 15000; Date.now() < until;) {
       const res = await fetch(`${base}/rest/sql`, { method: 'POST', body: 'select count(*) from load.big', headers: AUTH })
       query = `${res.status} ${res.status === 200 ? '' : await res.text()}`
       if (res.status !== 503) {
         break
       }
+      trace.push(`${new Date().toISOString()} ${await holding(base, c)}`)
       await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000)
     }
-    expect(query, tail).toBe('200 ')
+    expect(query, `${trace.join('\n')}\nadapter log since the load:\n${logTail(mark)}`).toBe('200 ')
   }
 }
 

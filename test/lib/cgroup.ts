@@ -75,6 +75,46 @@ export function inUse(c: Cgroup): { percent: number; bytes: number; limit: numbe
   return { percent: (100 * bytes) / limit, bytes, limit }
 }
 
+/**
+ * A process's anonymous memory by who likely holds it, from /proc/<pid>/smaps (MiB): glibc's
+ * per-thread arenas (64 MiB-aligned, the rest of their reservation PROT_NONE after them), the
+ * main heap (brk), V8's heap pages (256 KiB mappings), the rest (DuckDB's jemalloc, V8's large
+ * objects, stacks). A diagnosis for a failure message, not a figure to assert on.
+ */
+export function anonBreakdown(pid: number | undefined): string {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8')
+  } catch {
+    return 'unreadable'
+  }
+  const maps: { start: number; end: number; perm: string; name: string; anon: number }[] = []
+  for (const line of text.split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) (\S+) \S+ \S+ \S+\s*(.*)$/.exec(line)
+    if (head) {
+      maps.push({ start: parseInt(head[1], 16), end: parseInt(head[2], 16), perm: head[3], name: head[4], anon: 0 })
+    } else if (line.startsWith('Anonymous:') && maps.length > 0) {
+      maps[maps.length - 1].anon = Number(/(\d+)/.exec(line)?.[1] ?? 0) / 1024
+    }
+  }
+  const kinds = new Map<string, number>()
+  let largest = 0
+  maps.forEach((m, i) => {
+    const next = maps[i + 1]
+    const size = m.end - m.start
+    const kind = m.name === '[heap]'
+      ? 'brk'
+      : m.start % 2 ** 26 === 0 && next?.start === m.end && next.perm === '---p'
+        ? 'glibc arenas'
+        : size % 2 ** 18 === 0 && size <= 2 ** 20
+          ? 'v8 pages'
+          : 'other'
+    kinds.set(kind, (kinds.get(kind) ?? 0) + m.anon)
+    largest = Math.max(largest, m.anon)
+  })
+  return `${[...kinds].filter(([, v]) => v >= 1).map(([k, v]) => `${k} ${Math.round(v)}M`).join(', ')} (largest mapping ${Math.round(largest)}M)`
+}
+
 /** Peak usage the kernel recorded (v1 max_usage_in_bytes, v2 memory.peak when present). */
 export function peakBytes(c: Cgroup): number | undefined {
   const file = join(c.dir, c.version === 1 ? 'memory.max_usage_in_bytes' : 'memory.peak')
