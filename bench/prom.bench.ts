@@ -4,7 +4,8 @@
  *    many series, one sample each) over 10,000 series, at concurrency 1 and 2. Each target first
  *    registers the series (untimed); then runs alternate: adapter remote write, VictoriaMetrics
  *    /api/v1/write (the same bodies), adapter line protocol (the same samples as line-protocol
- *    bodies), again and again, each run over scrapes of its own time range; medians. Every run's
+ *    bodies), the storage floor (raw DuckDB appending the same samples, one commit a body, in this
+ *    process: prom-floor.ts), again and again, each run over scrapes of its own time range; medians. Every run's
  *    samples are counted back from storage (VictoriaMetrics' after /internal/force_flush), and
  *    each target's CPU time over the run is read from /proc (its process, every thread).
  *  - Remote read: one series holding 1,000,000 samples, read whole; median of 5.
@@ -12,7 +13,7 @@
  *   BENCH=prom npm run bench    BENCH_PROM_ROUNDS=50 (scrapes of 10,000 series; 500,000 samples a run)
  *                               BENCH_PROM_RUNS=3 (runs of each target per concurrency)
  *                               BENCH_VM_URL=http://127.0.0.1:18428 (a VictoriaMetrics already running)
- *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp (a subset), BENCH_PROM_CONCURRENCY=1,2, BENCH_PROM_READ=0 (no remote read)
+ *                               while iterating: BENCH_PROM_TARGETS=rw,vm,lp,floor (a subset), BENCH_PROM_CONCURRENCY=1,2, BENCH_PROM_READ=0 (no remote read)
  *                               BENCH_PAIRED_B_DIR=<another checkout>: its adapter's remote write too (target "B"), in
  *                               each run beside this one's, the one going first alternating from run to run
  */
@@ -22,14 +23,15 @@ import { join } from 'node:path'
 import { compressSync } from 'snappy'
 import { decodeReadResponse, encodeReadRequest, encodeWriteRequest } from '../src/ingest/metricsproto/proto.js'
 import { AUTH, fmt, median, postBodies, sql, startAdapterProcess } from './lib.js'
+import { StorageFloor, type FloorBody } from './prom-floor.js'
 import { cpuSeconds, startVictoriaMetrics, vmCount, type Peer } from './prom-peer.js'
 
 const SERIES = 10_000
 const PER_BODY = 2_000
 const ROUNDS = Number(process.env.BENCH_PROM_ROUNDS ?? 50)
 const RUNS = Number(process.env.BENCH_PROM_RUNS ?? 3)
-/** while iterating: a subset of rw,vm,lp (the figures compare all three) */
-const TARGETS = new Set((process.env.BENCH_PROM_TARGETS ?? 'rw,vm,lp').split(','))
+/** while iterating: a subset of rw,vm,lp,floor (the figures compare all four) */
+const TARGETS = new Set((process.env.BENCH_PROM_TARGETS ?? 'rw,vm,lp,floor').split(','))
 const CONCURRENCIES = (process.env.BENCH_PROM_CONCURRENCY ?? '1,2').split(',').map(Number)
 const READ_SAMPLES = 1_000_000
 const SCRAPE_MS = 15_000
@@ -39,7 +41,7 @@ const SLOTS = 1 + 2 * RUNS * ROUNDS
 const T0 = Math.floor((Date.now() - 3_600_000 - SLOTS * SCRAPE_MS) / 60_000) * 60_000
 const HEADERS = { 'Content-Encoding': 'snappy', 'Content-Type': 'application/x-protobuf', 'X-Prometheus-Remote-Write-Version': '0.1.0' }
 
-export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write' | 'adapter line protocol' | 'B adapter remote write'
+export type PromTarget = 'adapter remote write' | 'VictoriaMetrics remote write' | 'adapter line protocol' | 'B adapter remote write' | 'DuckDB floor (append + commit a body)'
 
 export interface PromBenchResult {
   samples: number
@@ -103,6 +105,22 @@ export function writeBodies(from: number, rounds: number): Buffer[] {
   return bodies
 }
 
+/** The same samples as the storage floor's columns (prom-floor.ts), body by body. */
+function floorBodies(from: number, rounds: number): FloorBody[] {
+  const bodies: FloorBody[] = []
+  for (let slot = from; slot < from + rounds; slot++) {
+    for (let b = 0; b < SERIES / PER_BODY; b++) {
+      const body: FloorBody = { tids: new Int32Array(PER_BODY), ts: new BigInt64Array(PER_BODY).fill(BigInt(tsOf(slot))), v: new Float64Array(PER_BODY) }
+      for (let k = 0; k < PER_BODY; k++) {
+        body.tids[k] = b * PER_BODY + k + 1
+        body.v[k] = valueOf(b * PER_BODY + k, slot)
+      }
+      bodies.push(body)
+    }
+  }
+  return bodies
+}
+
 /** The same samples as line protocol (measurement = metric name, the other labels as tags, field `value`), same bodies. */
 function lineBodies(from: number, rounds: number): Buffer[] {
   const bodies: Buffer[] = []
@@ -152,6 +170,7 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
     // BENCH_PAIRED_B_DIR: another build's adapter, for an A/B in the same runs
     const bDir = process.env.BENCH_PAIRED_B_DIR
     const adapterB = bDir === undefined ? undefined : await startAdapterProcess([`--storage.url=duckdb:${join(dir, 'b.duckdb')}`, `--log.path=${dir}`, '--manager.enable=false'], bDir)
+    let storageFloor: StorageFloor | undefined
     try {
       const rwUrlB = adapterB === undefined ? '' : `${adapterB.url}/metricsproto/v1/remote_write/rw`
       const rwUrl = `${adapter.url}/metricsproto/v1/remote_write/rw`
@@ -170,13 +189,17 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
       }
       await postBodies(vmUrl, writeBodies(0, 1), 1, HEADERS)
       await postBodies(lpUrl, lineBodies(0, 1), 1)
+      // the floor: raw DuckDB in this process, the same samples, one commit a body (prom-floor.ts)
+      storageFloor = TARGETS.has('floor') ? await StorageFloor.open(dir) : undefined
+      await storageFloor?.write(floorBodies(0, 1), 1)
       let slot = 1
       for (const concurrency of CONCURRENCIES) {
         const rw = { concurrency, target: 'adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         const peer = { concurrency, target: 'VictoriaMetrics remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         const lp = { concurrency, target: 'adapter line protocol' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
         const rwB = { concurrency, target: 'B adapter remote write' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
-        result.runs.push(rw, peer, lp, rwB)
+        const floor = { concurrency, target: 'DuckDB floor (append + commit a body)' as const, samplesPerSec: [] as number[], cpuPerMillion: [] as number[] }
+        result.runs.push(rw, peer, lp, rwB, floor)
         for (let run = 0; run < RUNS; run++, slot += ROUNDS) {
           log(`concurrency ${concurrency}, run ${run + 1} of ${RUNS} (${fmt(samples)} samples): adapter remote write, VictoriaMetrics, adapter line protocol ...`)
           const bodies = writeBodies(slot, ROUNDS)
@@ -221,6 +244,12 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
             await timed(lp, adapter.child.pid, () => postBodies(lpUrl, lines, concurrency))
             check('the adapter (line protocol)', await countAdapter(adapter.url, 'lp', true, slot, ROUNDS))
           }
+          const f = storageFloor
+          if (f !== undefined) {
+            const columns = floorBodies(slot, ROUNDS)
+            await timed(floor, process.pid, () => f.write(columns, concurrency))
+            check('the DuckDB floor', await f.count(tsOf(slot), tsOf(slot + ROUNDS - 1)))
+          }
         }
       }
 
@@ -257,6 +286,7 @@ export async function runPromBench(log: (s: string) => void): Promise<PromBenchR
     } finally {
       await adapter.stop()
       await adapterB?.stop()
+      storageFloor?.close()
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
