@@ -54,6 +54,8 @@ let child: ChildProcess | undefined
 let cg: Cgroup | undefined
 let dataDir = ''
 let output = ''
+/** characters of output ever received (output keeps the last 2 MB of them) */
+let written = 0
 
 afterEach(async () => {
   if (child && child.exitCode === null && child.signalCode === null) {
@@ -79,6 +81,7 @@ async function start(limit: number): Promise<string> {
   const port = await freePort()
   const base = `http://127.0.0.1:${port}`
   output = ''
+  written = 0
   child = spawnInCgroup(cg, [
     '--import', 'tsx', 'src/main.ts',
     '--port', String(port), '--host', '127.0.0.1',
@@ -93,8 +96,13 @@ async function start(limit: number): Promise<string> {
     // info: the storage memory releases too (request lines are left out where the log is shown)
     '--logLevel', 'info',
   ], REPO)
-  child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000_000)))
-  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2_000_000)))
+  const keep = (d: Buffer): void => {
+    const text = d.toString()
+    written += text.length
+    output = (output + text).slice(-2_000_000)
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
   const until = Date.now() + 30000
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -157,8 +165,8 @@ async function attempt(t: Tally, what: string, run: () => Promise<Response>): Pr
   }
 }
 
-/** The adapter's log from character `from` on, without its request lines. */
-const logTail = (from = 0): string => output.slice(from).split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n').slice(-20000)
+/** The adapter's log from its `from`th character received on (at most what is kept), without its request lines. */
+const logTail = (from = 0): string => output.slice(Math.max(0, from - (written - output.length))).split('\n').filter((l) => !l.includes('"msg":"request"')).join('\n').slice(-20000)
 
 /** What the adapter says about itself when a request went unanswered: /-/ping, the gate and work metrics, its log's tail. */
 async function stuck(base: string): Promise<string> {
@@ -232,7 +240,7 @@ async function overload(limitMiB: number, backToNormal: boolean): Promise<void> 
   // the way back: within a few sampling periods of the load's end, writes are served again
   // (/-/ping 200) and, where memory at rest allows, queries too (/-/ping?action=query 200)
   const back = Date.now()
-  const mark = output.length
+  const mark = written
   let writesAfter = -1
   let normalAfter = -1
   while (Date.now() - back < 20000 && normalAfter < 0) {
