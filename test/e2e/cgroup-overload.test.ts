@@ -16,13 +16,13 @@
  * DB_ADAPTER_TEST_OVERLOAD_SECONDS shortens the load phase (default 60).
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { skipUnless } from '../lib/debian-package.js'
 import { freePort } from '../lib/free-port.js'
-import { anonBreakdown, cgroupUnavailable, createCgroup, oomKills, peakBytes, removeCgroup, spawnInCgroup, inUse } from '../lib/cgroup.js'
+import { anonBreakdown, cgroupUnavailable, createCgroup, memoryStat, oomKills, peakBytes, removeCgroup, spawnInCgroup, inUse } from '../lib/cgroup.js'
 import type { Cgroup } from '../lib/cgroup.js'
 
 const REPO = join(import.meta.dirname, '../..')
@@ -183,8 +183,8 @@ async function holding(base: string, c: Cgroup): Promise<string> {
     const v = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(metrics)?.[1]
     return v === undefined ? '?' : name.endsWith('bytes') ? `${Math.round(Number(v) / MiB)}M` : String(Math.round(Number(v) * 10) / 10)
   }
-  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
-  const field = (name: string): string => `${Math.round(Number((c.version === 1 ? new RegExp(`^total_${name} (\\d+)$`, 'm') : new RegExp(`^${name} (\\d+)$`, 'm')).exec(stat)?.[1] ?? 0) / MiB)}M`
+  const stat = memoryStat(c)
+  const field = (name: string): string => `${Math.round(stat(name) / MiB)}M`
   return `in use ${inUse(c).percent.toFixed(1)}% gate ${m('db_adapter_gate_state')} rss ${m('process_resident_memory_bytes')} heap ${m('nodejs_heap_size_used_bytes')}/${m('nodejs_heap_size_total_bytes')} external ${m('nodejs_external_memory_bytes')} duckdb ${m('db_adapter_storage_memory_bytes')} wal ${m('db_adapter_storage_wal_bytes')} checkpoints ${m('db_adapter_storage_checkpoints_total')} work ${m('db_adapter_work_memory_reserved_bytes')} cgroup rss ${field(c.version === 1 ? 'rss' : 'anon')} shmem ${field('shmem')} process anon ${anonBreakdown(child!.pid)}`
 }
 

@@ -61,6 +61,12 @@ export function createCgroup(tag: string, limit: number): Cgroup {
   throw new Error(`${tag}: no cgroup memory controller found (neither /sys/fs/cgroup/memory nor cgroup v2 at /sys/fs/cgroup)`)
 }
 
+/** The cgroup's memory.stat, read once: a field's bytes by its v2 name (v1's `total_<name>`). */
+export function memoryStat(c: Cgroup): (name: string) => number {
+  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
+  return (name) => Number((c.version === 1 ? new RegExp(`^total_${name} (\\d+)$`, 'm') : new RegExp(`^${name} (\\d+)$`, 'm')).exec(stat)?.[1] ?? 0)
+}
+
 /**
  * What the cgroup holds that the kernel cannot drop: usage minus the page cache (active and
  * inactive file), the figure the adapter's gate measures (src/monitor/cgroup.ts), as bytes and as
@@ -69,8 +75,7 @@ export function createCgroup(tag: string, limit: number): Cgroup {
 export function inUse(c: Cgroup): { percent: number; bytes: number; limit: number } {
   const limit = Number(readFileSync(c.limitFile, 'utf8').trim())
   const usage = Number(readFileSync(join(c.dir, c.version === 1 ? 'memory.usage_in_bytes' : 'memory.current'), 'utf8').trim())
-  const stat = readFileSync(join(c.dir, 'memory.stat'), 'utf8')
-  const field = (name: string): number => Number((c.version === 1 ? new RegExp(`^total_${name} (\\d+)$`, 'm') : new RegExp(`^${name} (\\d+)$`, 'm')).exec(stat)?.[1] ?? 0)
+  const field = memoryStat(c)
   const bytes = usage - field('inactive_file') - field('active_file')
   return { percent: (100 * bytes) / limit, bytes, limit }
 }

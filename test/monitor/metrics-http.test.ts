@@ -141,10 +141,9 @@ describe('db_adapter_rows_total: rows written and rejected by protocol', () => {
       await new Promise((r) => setTimeout(r, 20))
       samples = await scrape(adapter)
     }
-    const pool = gauge
-    expect(pool('total')).toBeGreaterThanOrEqual(1)
-    expect(pool('in_use')).toBe(0)
-    expect(pool('idle')).toBe(pool('total'))
+    expect(gauge('total')).toBeGreaterThanOrEqual(1)
+    expect(gauge('in_use')).toBe(0)
+    expect(gauge('idle')).toBe(gauge('total'))
     expect(samples.find((s) => s.name === 'db_adapter_storage_pool_waiting')?.value).toBe(0)
   })
 })

@@ -13,7 +13,7 @@ import { CHECKPOINT_WAL_BYTES, Checkpointer, DUCKDB_CHECKPOINT_THRESHOLD, POOL_C
 import { OpenReads } from './open-reads.js'
 import { overdueWalBytes, PoolWatch } from './pool-watch.js'
 import { duckdbDialect } from './dialect.js'
-import { ConnectionPool } from './pool.js'
+import { ConnectionPool, rollbackQuietly } from './pool.js'
 import { PoolReader } from './reader.js'
 import { watchAbort, whenAborted } from './stream.js'
 import { TableRoutes } from '../routes.js'
@@ -500,14 +500,6 @@ async function execOn(
   } finally {
     stop()
     after()
-  }
-}
-
-async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
-  try {
-    await c.run('ROLLBACK')
-  } catch {
-    // no transaction active (it may already have been rolled back by DuckDB)
   }
 }
 

@@ -1,11 +1,24 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 
 /**
+ * Ends the connection's transaction, and with it any result still open (DuckDB closes a
+ * connection's previous result when it runs the next statement). No transaction (DuckDB ended a
+ * failed one) is not an error.
+ */
+export async function rollbackQuietly(c: DuckDBConnection): Promise<void> {
+  try {
+    await c.run('ROLLBACK')
+  } catch {
+    // no transaction active; the result is closed either way
+  }
+}
+
+/**
  * Bounded pool of read connections; callers wait when all are busy.
  *
  * A connection is handed out inside a transaction begun for it (BEGIN TRANSACTION run before,
- * nothing read yet): a read's prepare and execute then see one snapshot (see the engine's
- * streamChunks) without a BEGIN on the request's path. DuckDB takes a transaction's snapshot at
+ * nothing read yet): a read's prepare and execute then see one snapshot (see PoolReader.stream,
+ * reader.ts) without a BEGIN on the request's path. DuckDB takes a transaction's snapshot at
  * its first table access, not at BEGIN, so a connection that waited idle still sees every commit
  * made meanwhile, and an idle one holds back no checkpoint. `recycle` ends the user's transaction
  * (ROLLBACK: a read writes nothing) and begins the next one after the answer is out: each read
@@ -47,11 +60,7 @@ export class ConnectionPool {
    * the connection back. Resolves when it is back; never rejects.
    */
   async recycle(c: DuckDBConnection, after?: () => void | Promise<void>): Promise<void> {
-    try {
-      await c.run('ROLLBACK')
-    } catch {
-      // no transaction (DuckDB ended a failed one); the result is closed either way
-    }
+    await rollbackQuietly(c)
     try {
       await after?.()
     } catch {

@@ -3,7 +3,7 @@ import type { DuckDBConnection } from '@duckdb/node-api'
 import { StorageUnavailableError } from '../errors.js'
 import type { NumericChunk, QueryOptions, RowChunk } from '../types.js'
 import type { OpenReads } from './open-reads.js'
-import type { ConnectionPool } from './pool.js'
+import { rollbackQuietly, type ConnectionPool } from './pool.js'
 import { streamOn, watchAbort, whenAborted } from './stream.js'
 
 /** a plain query, which writes nothing: anything else run on a read connection is committed (query) */
@@ -78,7 +78,7 @@ export class PoolReader {
     const id = this.reads.begin(async () => {
       cancelled.abort(new StorageUnavailableError('query cancelled: the storage had to checkpoint (memory or write-ahead log full); retry'))
       c.interrupt()
-      closing = closeResult(c)
+      closing = rollbackQuietly(c)
       await closing
     })
     try {
@@ -103,17 +103,5 @@ async function* streamWith(c: DuckDBConnection, sql: string, opts: QueryOptions 
     yield* streamOn(c, sql, opts, numeric)
   } finally {
     stop()
-  }
-}
-
-/**
- * Ends the connection's streaming result and the read's transaction: DuckDB closes a
- * connection's previous result when it runs the next statement.
- */
-async function closeResult(c: DuckDBConnection): Promise<void> {
-  try {
-    await c.run('ROLLBACK')
-  } catch {
-    // no transaction (DuckDB ended it); the result is closed either way
   }
 }
