@@ -96,6 +96,9 @@ export interface StartOptions {
 /** While the gate stays paused, storage memory is given back this often. */
 const RELEASE_WHILE_PAUSED_MS = 5000
 
+/** Near the memory thresholds, memory is read this often between samples (src/monitor/sampler.ts). */
+const WATCH_MS = 100
+
 export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {
   const logHandle: LoggerHandle | undefined = opts.logger ? undefined : createLogger(config)
   const logger = opts.logger ?? (logHandle as LoggerHandle).logger
@@ -179,6 +182,8 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
     // all-paused: running queries are cancelled so what they hold is freed before the kernel acts
     gate.onPause((state) => {
       if (state === 'all-paused') {
+        // and when the gate reopens, work is let in a share at a time (sampler's onSample below)
+        budget.narrow()
         const n = budget.revokeAll(new Error('all-paused'))
         if (n > 0) {
           logger.warn({ queries: n }, 'memory gate all-paused: running queries cancelled')
@@ -263,6 +268,12 @@ export async function startAdapter(config: AppConfig, opts: StartOptions = {}): 
         logger,
         gauges: createMonitorGauges(metrics.registry),
         relaxAfter: 2,
+        watchMs: Math.min(config.monitor.collectDuration, WATCH_MS),
+        onSample: (state) => {
+          if (state === 'normal') {
+            budget.widen()
+          }
+        },
       })
       sampler.start()
     }

@@ -98,6 +98,40 @@ describe('sampler drives the gate through the spec table', () => {
     await new Promise((r) => setTimeout(r, 60))
     expect(gate.state).toBe('normal')
   })
+  it('memory is read between samples, and such a reading only tightens the gate', async () => {
+    const gate = new Gate()
+    let percent = 10
+    let reads = 0
+    const probe: ResourceProbe = {
+      memory: () => {
+        reads++
+        return { percent, usedBytes: percent, limitBytes: 100, source: 'process' }
+      },
+      cpu: () => 0,
+    }
+    const states: string[] = []
+    const sampler = createSampler({ probe, gate, thresholds: { query: 70, all: 80 }, intervalMs: 60_000, watchMs: 10, logger: captureLogger().logger, onSample: (s) => states.push(s) })
+    const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
+    try {
+      sampler.start()
+      await sleep(100)
+      expect(reads).toBeGreaterThan(3)
+      expect(gate.state).toBe('normal')
+      // the next full sample is a minute away; memory climbs
+      percent = 85
+      await sleep(100)
+      expect(gate.state).toBe('all-paused')
+      // memory falls again: a reading between samples does not reopen the gate
+      percent = 10
+      await sleep(100)
+      expect(gate.state).toBe('all-paused')
+      // the readings in between are not samples
+      expect(states).toEqual(['normal'])
+      expect(sampler.sampleOnce()).toBe('normal')
+    } finally {
+      sampler.stop()
+    }
+  })
 })
 
 describe('createResourceProbe', () => {

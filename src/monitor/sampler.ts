@@ -13,6 +13,11 @@
  *
  * CPU percent: process CPU time over wall time, as a percent of the cores the process may use (the
  * cgroup CPU quota when there is one, else all cores). The first sample is 0.
+ *
+ * Between two samples memory alone is read every `watchMs` (a few small files, or the RSS); such a
+ * reading may only make the gate stricter. A load can take memory from the threshold to the
+ * cgroup's limit well within one 3 s period (a 256 MiB cgroup went from 53% to 97% in 500 ms),
+ * and the kernel does not wait for the next sample.
  */
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
@@ -174,6 +179,10 @@ export interface SamplerOptions {
    * otherwise reopen the gate for a single interval and let the same load in again.
    */
   relaxAfter?: number
+  /** memory is read this often between samples (default intervalMs: no reading in between) */
+  watchMs?: number
+  /** called after every full sample with the gate's state (not after the readings in between) */
+  onSample?: (state: GateState) => void
 }
 
 export interface Sampler {
@@ -186,33 +195,53 @@ export interface Sampler {
   readonly last: { memoryPercent: number; cpuPercent: number }
 }
 
-export function createSampler({ probe, gate, thresholds, intervalMs, logger, gauges, relaxAfter = 1 }: SamplerOptions): Sampler {
+export function createSampler({ probe, gate, thresholds, intervalMs, logger, gauges, relaxAfter = 1, watchMs = intervalMs, onSample }: SamplerOptions): Sampler {
   let timer: NodeJS.Timeout | undefined
   let milder = 0
   const last = { memoryPercent: NaN, cpuPercent: NaN }
   let failing = false
+  let lastFull = 0
 
-  function sampleOnce(): GateState {
-    let mem: MemorySample
+  function readMemory(): MemorySample | undefined {
     try {
-      mem = probe.memory()
+      const mem = probe.memory()
       if (failing) {
         failing = false
         logger.info('memory sampling works again')
       }
+      last.memoryPercent = mem.percent
+      gauges?.memoryPercent.set(mem.percent)
+      gauges?.memoryLimitBytes.set(mem.limitBytes)
+      return mem
     } catch (err) {
       // a failed read keeps the current state; say so once, not every tick
       if (!failing) {
         failing = true
         logger.error({ err }, 'memory sample failed; the memory gate keeps its state until sampling works again')
       }
+      return undefined
+    }
+  }
+
+  function move(before: GateState, after: GateState, mem: MemorySample): void {
+    milder = 0
+    gate.set(after)
+    const detail = { from: before, to: after, memoryPercent: round(mem.percent), usedBytes: mem.usedBytes, limitBytes: mem.limitBytes, thresholds }
+    if (gateStateCode(after) > gateStateCode(before)) {
+      logger.warn(detail, `memory gate: ${after}`)
+    } else {
+      logger.info(detail, `memory gate: ${after}`)
+    }
+    gauges?.gateState.set(gateStateCode(after))
+  }
+
+  function sampleOnce(): GateState {
+    const mem = readMemory()
+    if (mem === undefined) {
       return gate.state
     }
     const cpu = probe.cpu()
-    last.memoryPercent = mem.percent
     last.cpuPercent = cpu
-    gauges?.memoryPercent.set(mem.percent)
-    gauges?.memoryLimitBytes.set(mem.limitBytes)
     gauges?.cpuPercent.set(cpu)
 
     const before = gate.state
@@ -226,31 +255,51 @@ export function createSampler({ probe, gate, thresholds, intervalMs, logger, gau
       milder = 0
     }
     if (after !== before) {
-      milder = 0
-      gate.set(after)
-      const detail = { from: before, to: after, memoryPercent: round(mem.percent), usedBytes: mem.usedBytes, limitBytes: mem.limitBytes, thresholds }
-      if (gateStateCode(after) > gateStateCode(before)) {
-        logger.warn(detail, `memory gate: ${after}`)
-      } else {
-        logger.info(detail, `memory gate: ${after}`)
-      }
+      move(before, after, mem)
     }
     gauges?.gateState.set(gateStateCode(after))
+    onSample?.(after)
     return after
+  }
+
+  /** A reading between samples: only a stricter state is taken from it. */
+  function watchOnce(): void {
+    const mem = readMemory()
+    if (mem === undefined) {
+      return
+    }
+    const before = gate.state
+    const after = nextGateState(before, mem.percent, thresholds)
+    if (gateStateCode(after) > gateStateCode(before)) {
+      move(before, after, mem)
+    }
+  }
+
+  function tick(): void {
+    const now = Date.now()
+    if (now - lastFull >= intervalMs - watchMs / 2) {
+      lastFull = now
+      sampleOnce()
+    } else {
+      watchOnce()
+    }
+    const untilFull = Math.max(1, lastFull + intervalMs - Date.now())
+    timer = setTimeout(tick, Math.min(watchMs, untilFull))
+    // sampling alone must not keep the process alive
+    timer.unref()
   }
 
   return {
     start(): GateState {
-      const state = sampleOnce()
-      timer ??= setInterval(sampleOnce, intervalMs)
-      // sampling alone must not keep the process alive
-      timer.unref()
-      return state
+      if (timer === undefined) {
+        tick()
+      }
+      return gate.state
     },
     sampleOnce,
     stop(): void {
       if (timer) {
-        clearInterval(timer)
+        clearTimeout(timer)
         timer = undefined
       }
     },

@@ -11,7 +11,7 @@ describe('WorkBudget', () => {
     expect(await b.reserve(50, { waitMs: 0 })).toBeUndefined()
     const waiting = b.reserve(50, { waitMs: 5000 })
     await tick()
-    expect(b.stats()).toEqual({ capacity: 100, reserved: 60, waiting: 1 })
+    expect(b.stats()).toEqual({ capacity: 100, open: 100, reserved: 60, waiting: 1 })
     a!.release()
     a!.release() // twice is once
     const c = await waiting
@@ -22,7 +22,7 @@ describe('WorkBudget', () => {
     const big = await b.reserve(10_000, { waitMs: 0 })
     expect(big?.bytes).toBe(100)
     big!.release()
-    expect(b.stats()).toEqual({ capacity: 100, reserved: 0, waiting: 0 })
+    expect(b.stats()).toEqual({ capacity: 100, open: 100, reserved: 0, waiting: 0 })
   })
 
   it('refuses after waitMs, and a requester that goes away stops waiting', async () => {
@@ -62,5 +62,31 @@ describe('WorkBudget', () => {
     expect(b.revokeAll(new Error('all-paused'))).toBe(1)
     expect(told).toEqual(['q1 all-paused'])
     q1!.release()
+  })
+
+  it('narrowed after all-paused, it opens an eighth, then doubles per widen; a large request runs alone', async () => {
+    const b = new WorkBudget(800)
+    b.narrow()
+    expect(b.stats().open).toBe(100)
+    const a = await b.reserve(60, { waitMs: 0 })
+    expect(await b.reserve(60, { waitMs: 0 })).toBeUndefined()
+    const waiting = b.reserve(60, { waitMs: 60_000 })
+    await tick()
+    expect(b.stats().waiting).toBe(1)
+    // the next sampling period stayed normal: 200 open, the waiter gets in
+    expect(b.widen()).toBe(false)
+    expect((await waiting)?.bytes).toBe(60)
+    a!.release()
+    const w2 = await waiting
+    w2!.release()
+    // larger than what is open: alone only
+    const big = await b.reserve(500, { waitMs: 0 })
+    expect(big?.bytes).toBe(500)
+    expect(await b.reserve(10, { waitMs: 0 })).toBeUndefined()
+    big!.release()
+    expect(b.widen()).toBe(false)
+    expect(b.widen()).toBe(true)
+    expect(b.widen()).toBe(true)
+    expect(b.stats()).toEqual({ capacity: 800, open: 800, reserved: 0, waiting: 0 })
   })
 })

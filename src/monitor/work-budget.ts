@@ -8,6 +8,10 @@
  *
  * Reservations made with `onRevoke` (running queries) are revoked when the gate goes all-paused:
  * their work is cancelled so what they hold is freed before the kernel has to step in.
+ *
+ * After all-paused the budget opens again slowly (`narrow`, then `widen` once per sampling period
+ * the gate stays normal): a gate that reopens at once lets every queued writer and reader in
+ * within one period, and in a small cgroup that burst went from the query threshold to the kill.
  */
 import { Counter, Gauge, type Registry } from 'prom-client'
 
@@ -27,9 +31,14 @@ export interface ReserveOptions {
 
 export interface WorkBudgetStats {
   capacity: number
+  /** what may be reserved now: the capacity, or less while the budget opens again after all-paused */
+  open: number
   reserved: number
   waiting: number
 }
+
+/** The share of the capacity open right after `narrow`; each `widen` doubles it. */
+export const NARROWED_SHARE = 1 / 8
 
 interface Waiter {
   bytes: number
@@ -39,6 +48,7 @@ interface Waiter {
 
 export class WorkBudget {
   #reserved = 0
+  #share = 1
   readonly #queue: Waiter[] = []
   readonly #revocable = new Set<{ onRevoke: (reason: Error) => void }>()
 
@@ -49,19 +59,38 @@ export class WorkBudget {
   }
 
   stats(): WorkBudgetStats {
-    return { capacity: this.capacity, reserved: this.#reserved, waiting: this.#queue.length }
+    return { capacity: this.capacity, open: this.#open(), reserved: this.#reserved, waiting: this.#queue.length }
+  }
+
+  /** Opens only NARROWED_SHARE of the capacity until widened again (reservations held are kept). */
+  narrow(): void {
+    this.#share = NARROWED_SHARE
+  }
+
+  /** Doubles the open share, up to the whole capacity; returns whether it is whole now. */
+  widen(): boolean {
+    if (this.#share < 1) {
+      this.#share = Math.min(1, this.#share * 2)
+      this.#drain()
+    }
+    return this.#share === 1
+  }
+
+  #open(): number {
+    return Math.floor(this.capacity * this.#share)
   }
 
   /**
    * Reserves `bytes` (at most the whole budget, so one large request can still run alone), or
-   * resolves undefined when no room was found within `waitMs`.
+   * resolves undefined when no room was found within `waitMs`. While the budget is narrowed, a
+   * request larger than what is open runs only alone.
    */
   reserve(bytes: number, opts: ReserveOptions): Promise<Reservation | undefined> {
     const want = Math.min(this.capacity, Math.max(0, Math.ceil(bytes)))
     if (want === 0) {
       return Promise.resolve({ bytes: 0, release: () => {} })
     }
-    if (this.#reserved + want <= this.capacity) {
+    if (this.#fits(want)) {
       return Promise.resolve(this.#grant(want, opts.onRevoke))
     }
     if (opts.waitMs <= 0 || opts.signal?.aborted === true) {
@@ -88,6 +117,11 @@ export class WorkBudget {
       }
       this.#queue.push(waiter)
     })
+  }
+
+  /** Room for `bytes` now: within what is open, or alone when larger than that. */
+  #fits(bytes: number): boolean {
+    return this.#reserved + bytes <= this.#open() || this.#reserved === 0
   }
 
   /** Cancels every revocable reservation's work; returns how many were told. */
@@ -127,9 +161,9 @@ export class WorkBudget {
    * large share must not hold up the small writes behind it (it is bounded by its own wait).
    */
   #drain(): void {
-    for (let i = 0; i < this.#queue.length && this.#reserved < this.capacity; ) {
+    for (let i = 0; i < this.#queue.length; ) {
       const w = this.#queue[i]
-      if (this.#reserved + w.bytes <= this.capacity) {
+      if (this.#fits(w.bytes)) {
         this.#queue.splice(i, 1)
         w.grant(this.#grant(w.bytes, w.onRevoke))
       } else {
@@ -139,7 +173,7 @@ export class WorkBudget {
   }
 }
 
-/** db_adapter_work_memory_{limit,reserved}_bytes, _waiting and _refused_total{kind}; returns the refusal counter. */
+/** db_adapter_work_memory_{limit,open,reserved}_bytes, _waiting and _refused_total{kind}; returns the refusal counter. */
 export function createWorkMetrics(registry: Registry, budget: WorkBudget): (kind: string) => void {
   new Gauge({
     name: 'db_adapter_work_memory_limit_bytes',
@@ -147,6 +181,14 @@ export function createWorkMetrics(registry: Registry, budget: WorkBudget): (kind
     registers: [registry],
     collect() {
       this.set(budget.capacity)
+    },
+  })
+  new Gauge({
+    name: 'db_adapter_work_memory_open_bytes',
+    help: 'Bytes of the work budget open now: all of it, or less while it opens again after the memory gate was all-paused',
+    registers: [registry],
+    collect() {
+      this.set(budget.stats().open)
     },
   })
   new Gauge({
