@@ -48,6 +48,8 @@ interface Waiter {
 
 export class WorkBudget {
   #reserved = 0
+  /** bytes of the one reservation granted larger than what was open (0: none) */
+  #large = 0
   #share = 1
   readonly #queue: Waiter[] = []
   readonly #revocable = new Set<{ onRevoke: (reason: Error) => void }>()
@@ -82,8 +84,9 @@ export class WorkBudget {
 
   /**
    * Reserves `bytes` (at most the whole budget, so one large request can still run alone), or
-   * resolves undefined when no room was found within `waitMs`. While the budget is narrowed, a
-   * request larger than what is open runs only alone.
+   * resolves undefined when no room was found within `waitMs`. While the budget is narrowed, one
+   * request larger than what is open may run at a time (within the whole budget: a query's share
+   * is reserved while its request's body holds its own).
    */
   reserve(bytes: number, opts: ReserveOptions): Promise<Reservation | undefined> {
     const want = Math.min(this.capacity, Math.max(0, Math.ceil(bytes)))
@@ -119,9 +122,13 @@ export class WorkBudget {
     })
   }
 
-  /** Room for `bytes` now: within what is open, or alone when larger than that. */
+  /** Room for `bytes` now: the others within what is open, the large ones one at a time. */
   #fits(bytes: number): boolean {
-    return this.#reserved + bytes <= this.#open() || this.#reserved === 0
+    const open = this.#open()
+    if (this.#reserved + bytes > this.capacity) {
+      return this.#reserved === 0
+    }
+    return bytes > open ? this.#large === 0 : this.#reserved - this.#large + bytes <= open
   }
 
   /** Cancels every revocable reservation's work; returns how many were told. */
@@ -135,6 +142,10 @@ export class WorkBudget {
 
   #grant(bytes: number, onRevoke: ((reason: Error) => void) | undefined): Reservation {
     this.#reserved += bytes
+    const large = bytes > this.#open()
+    if (large) {
+      this.#large = bytes
+    }
     const entry = onRevoke ? { onRevoke } : undefined
     if (entry) {
       this.#revocable.add(entry)
@@ -148,6 +159,9 @@ export class WorkBudget {
         }
         released = true
         this.#reserved -= bytes
+        if (large) {
+          this.#large = 0
+        }
         if (entry) {
           this.#revocable.delete(entry)
         }

@@ -44,6 +44,13 @@ const lp = (body: string): Promise<Response> =>
 const tsdb = (body: string): Promise<Response> =>
   fetch(`${adapter.url}/tsdbproto/v1/put/telnet/g`, { method: 'POST', body, headers: AUTH })
 
+/** monitor.workMemory and what of it is open now, from /metrics */
+async function workMemory(): Promise<{ limit: number; open: number }> {
+  const text = await (await get('/metrics')).text()
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1])
+  return { limit: value('db_adapter_work_memory_limit_bytes'), open: value('db_adapter_work_memory_open_bytes') }
+}
+
 async function expectPaused(res: Response, body: string): Promise<void> {
   expect(res.status).toBe(503)
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
@@ -107,6 +114,9 @@ describe('memory gate over HTTP, driven by the sampler', () => {
     await expectPaused(await sql('insert into g.t values (1700000000001, 2)'), 'memory exceeds threshold')
     await expectPaused(await sql('select * from g.t'), 'memory exceeds threshold')
     expect((await get('/-/live')).status).toBe(200)
+    // the work budget is narrowed to an eighth for when the gate reopens
+    const { limit, open } = await workMemory()
+    expect(open).toBe(Math.floor(limit / 8))
   })
 
   it('back down: below 80 -> query-paused, below 50 -> normal; nothing written while paused', async () => {
@@ -122,6 +132,8 @@ describe('memory gate over HTTP, driven by the sampler', () => {
     const body = (await res.json()) as { data: unknown[][] }
     // v=1, 2 and 4: the all-paused write (v=3) never reached storage
     expect(body.data.map((r) => r[0])).toEqual([1, 2, 4])
+    // samples in normal widen the work budget back to all of it (an eighth, doubled three times)
+    await expect.poll(async () => (await workMemory()).open).toBe((await workMemory()).limit)
   })
 })
 

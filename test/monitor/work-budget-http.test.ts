@@ -112,9 +112,12 @@ describe('work budget', () => {
         await expect(readAll(r)).rejects.toThrow()
       }
       await expect.poll(() => metric('db_adapter_work_memory_reserved_bytes'), { timeout: 5000 }).toBe('db_adapter_work_memory_reserved_bytes 0')
+      // and the budget opens again an eighth at a time (the sampler widens it; none runs here)
+      expect(await metric('db_adapter_work_memory_open_bytes')).toBe(`db_adapter_work_memory_open_bytes ${2 ** 19}`)
     } finally {
       adapter.gate.set('normal')
     }
+    // a query's share is larger than what is open: it runs beside its request's own reservation
     expect(((await (await query('select count(*) from wb.m')).json()) as { data: unknown }).data).toEqual([[ROWS + 1]])
   })
 })
