@@ -48,8 +48,6 @@ interface Waiter {
 
 export class WorkBudget {
   #reserved = 0
-  /** bytes of the one reservation granted larger than what was open (0: none) */
-  #large = 0
   #share = 1
   readonly #queue: Waiter[] = []
   readonly #revocable = new Set<{ onRevoke: (reason: Error) => void }>()
@@ -84,9 +82,9 @@ export class WorkBudget {
 
   /**
    * Reserves `bytes` (at most the whole budget, so one large request can still run alone), or
-   * resolves undefined when no room was found within `waitMs`. While the budget is narrowed, one
-   * request larger than what is open may run at a time (within the whole budget: a query's share
-   * is reserved while its request's body holds its own).
+   * resolves undefined when no room was found within `waitMs`. While the budget is narrowed, a
+   * request larger than what is open runs only alone: a query (its share is reserved while its
+   * request's body holds its own) waits until its share is open, as the writes come back first.
    */
   reserve(bytes: number, opts: ReserveOptions): Promise<Reservation | undefined> {
     const want = Math.min(this.capacity, Math.max(0, Math.ceil(bytes)))
@@ -122,13 +120,9 @@ export class WorkBudget {
     })
   }
 
-  /** Room for `bytes` now: the others within what is open, the large ones one at a time. */
+  /** Room for `bytes` now: within what is open, or alone. */
   #fits(bytes: number): boolean {
-    const open = this.#open()
-    if (this.#reserved + bytes > this.capacity) {
-      return this.#reserved === 0
-    }
-    return bytes > open ? this.#large === 0 : this.#reserved - this.#large + bytes <= open
+    return this.#reserved + bytes <= this.#open() || this.#reserved === 0
   }
 
   /** Cancels every revocable reservation's work; returns how many were told. */
@@ -142,10 +136,6 @@ export class WorkBudget {
 
   #grant(bytes: number, onRevoke: ((reason: Error) => void) | undefined): Reservation {
     this.#reserved += bytes
-    const large = bytes > this.#open()
-    if (large) {
-      this.#large = bytes
-    }
     const entry = onRevoke ? { onRevoke } : undefined
     if (entry) {
       this.#revocable.add(entry)
@@ -159,9 +149,6 @@ export class WorkBudget {
         }
         released = true
         this.#reserved -= bytes
-        if (large) {
-          this.#large = 0
-        }
         if (entry) {
           this.#revocable.delete(entry)
         }
