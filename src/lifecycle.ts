@@ -96,7 +96,7 @@ export interface StartOptions {
 /** While the gate stays paused, storage memory is given back this often. */
 const RELEASE_WHILE_PAUSED_MS = 5000
 
-/** Near the memory thresholds, memory is read this often between samples (src/monitor/sampler.ts). */
+/** Memory is read this often between samples, so a burst pauses the gate at once (src/monitor/sampler.ts). */
 const WATCH_MS = 100
 
 export async function startAdapter(config: AppConfig, opts: StartOptions = {}): Promise<RunningAdapter> {

@@ -98,6 +98,7 @@ describe('sampler drives the gate through the spec table', () => {
     await new Promise((r) => setTimeout(r, 60))
     expect(gate.state).toBe('normal')
   })
+
   it('memory is read between samples, and such a reading only tightens the gate', async () => {
     const gate = new Gate()
     let percent = 10

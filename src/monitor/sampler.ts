@@ -201,6 +201,7 @@ export function createSampler({ probe, gate, thresholds, intervalMs, logger, gau
   const last = { memoryPercent: NaN, cpuPercent: NaN }
   let failing = false
   let lastFull = 0
+  let running = false
 
   function readMemory(): MemorySample | undefined {
     try {
@@ -276,28 +277,36 @@ export function createSampler({ probe, gate, thresholds, intervalMs, logger, gau
   }
 
   function tick(): void {
-    const now = Date.now()
-    if (now - lastFull >= intervalMs - watchMs / 2) {
-      lastFull = now
-      sampleOnce()
-    } else {
-      watchOnce()
+    try {
+      const now = Date.now()
+      if (now - lastFull >= intervalMs - watchMs / 2) {
+        lastFull = now
+        sampleOnce()
+      } else {
+        watchOnce()
+      }
+    } finally {
+      // re-armed whatever a listener threw, as an interval would be (not once stopped)
+      if (running) {
+        const untilFull = Math.max(1, lastFull + intervalMs - Date.now())
+        timer = setTimeout(tick, Math.min(watchMs, untilFull))
+        // sampling alone must not keep the process alive
+        timer.unref()
+      }
     }
-    const untilFull = Math.max(1, lastFull + intervalMs - Date.now())
-    timer = setTimeout(tick, Math.min(watchMs, untilFull))
-    // sampling alone must not keep the process alive
-    timer.unref()
   }
 
   return {
     start(): GateState {
-      if (timer === undefined) {
+      if (!running) {
+        running = true
         tick()
       }
       return gate.state
     },
     sampleOnce,
     stop(): void {
+      running = false
       if (timer) {
         clearTimeout(timer)
         timer = undefined

@@ -75,10 +75,10 @@ describe('WorkBudget', () => {
     expect(b.stats().waiting).toBe(1)
     // the next sampling period stayed normal: 200 open, the waiter gets in
     expect(b.widen()).toBe(false)
-    expect((await waiting)?.bytes).toBe(60)
+    const w = await waiting
+    expect(w?.bytes).toBe(60)
     a!.release()
-    const w2 = await waiting
-    w2!.release()
+    w!.release()
     // larger than what is open: alone only (a query beside its own body's reservation waits)
     const body = await b.reserve(10, { waitMs: 0 })
     expect(await b.reserve(500, { waitMs: 0 })).toBeUndefined()
