@@ -5,7 +5,7 @@ import type { Expr, SelectStmt } from './ast.js'
 import { exprKey } from './expr-walk.js'
 import type { PlanEnv, SelectPlan } from './select-plan.js'
 import { SqlWriter } from './sql-writer.js'
-import { isString } from './type-info.js'
+import { isSignedInt, isString, isUnsignedInt } from './type-info.js'
 import { converter } from './value-converter.js'
 
 /**
@@ -37,9 +37,13 @@ export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: Select
   const w = new SqlWriter(env.dialect)
   const columns: ColumnMeta[] = plans[0].columns.map((c, i) => unionType(c, plans.map((p) => p.columns[i])))
   const names = columns.map((_c, i) => w.q(`o${i}`))
+  // numbers of differing types are stacked in the type DuckDB unifies them to and cast to the
+  // first member's type after ORDER BY and LIMIT: DuckDB 1.5's TopN pushes its boundary through a
+  // narrowing cast in a member into that member's scan and prunes rows it must keep (duckdb#25158)
+  const late = columns.map((_c, i) => plans.some((p) => p.columns[i].type !== plans[0].columns[i].type) && plans.every((p) => unifiable(p.columns[i].type)))
   const parts = plans.map((p, k) => {
     const list = columns.map((c, i) => {
-      const same = p.columns[i].type === c.type
+      const same = p.columns[i].type === c.type || late[i]
       return same ? names[i] : `CAST(${names[i]} AS ${w.physType(c.type, c.length)}) AS ${names[i]}`
     })
     return `SELECT ${list.join(', ')} FROM (${p.sql}) AS ${w.q(`u${k}`)}`
@@ -60,7 +64,16 @@ export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: Select
   if (stmt.limit !== undefined) {
     sql += ` LIMIT ${stmt.limit.limit} OFFSET ${stmt.limit.offset}`
   }
+  if (late.some(Boolean)) {
+    const list = columns.map((c, i) => (late[i] ? `CAST(${names[i]} AS ${w.physType(c.type, c.length)}) AS ${names[i]}` : names[i]))
+    sql = `SELECT ${list.join(', ')} FROM (${sql}) AS ${w.q('v')}`
+  }
   return { sql, columns, precision: plans[0].precision, convert: columns.map((c) => converter({ type: c.type, length: c.length })) }
+}
+
+/** a number DuckDB unifies with the other numbers of a UNION by itself (BOOL and TIMESTAMP are not) */
+function unifiable(t: ColumnMeta['type']): boolean {
+  return t === 'FLOAT' || t === 'DOUBLE' || isUnsignedInt(t) || (isSignedInt(t) && t !== 'BOOL')
 }
 
 function unionType(first: ColumnMeta, all: ColumnMeta[]): ColumnMeta {
