@@ -38,7 +38,7 @@ export interface WorkBudgetStats {
 }
 
 /** The share of the capacity open right after `narrow`; each `widen` doubles it. */
-export const NARROWED_SHARE = 1 / 8
+const NARROWED_SHARE = 1 / 8
 
 interface Waiter {
   bytes: number

@@ -41,11 +41,9 @@ export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: Select
   // first member's type after ORDER BY and LIMIT: DuckDB 1.5's TopN pushes its boundary through a
   // narrowing cast in a member into that member's scan and prunes rows it must keep (duckdb#25158)
   const late = columns.map((_c, i) => plans.some((p) => p.columns[i].type !== plans[0].columns[i].type) && plans.every((p) => unifiable(p.columns[i].type)))
+  const cast = (i: number): string => `CAST(${names[i]} AS ${w.physType(columns[i].type, columns[i].length)}) AS ${names[i]}`
   const parts = plans.map((p, k) => {
-    const list = columns.map((c, i) => {
-      const same = p.columns[i].type === c.type || late[i]
-      return same ? names[i] : `CAST(${names[i]} AS ${w.physType(c.type, c.length)}) AS ${names[i]}`
-    })
+    const list = columns.map((c, i) => (p.columns[i].type === c.type || late[i] ? names[i] : cast(i)))
     return `SELECT ${list.join(', ')} FROM (${p.sql}) AS ${w.q(`u${k}`)}`
   })
   let sql = parts[0]
@@ -65,7 +63,7 @@ export function planUnion(stmt: SelectStmt, env: PlanEnv, planMember: (s: Select
     sql += ` LIMIT ${stmt.limit.limit} OFFSET ${stmt.limit.offset}`
   }
   if (late.some(Boolean)) {
-    const list = columns.map((c, i) => (late[i] ? `CAST(${names[i]} AS ${w.physType(c.type, c.length)}) AS ${names[i]}` : names[i]))
+    const list = columns.map((_c, i) => (late[i] ? cast(i) : names[i]))
     sql = `SELECT ${list.join(', ')} FROM (${sql}) AS ${w.q('v')}`
   }
   return { sql, columns, precision: plans[0].precision, convert: columns.map((c) => converter({ type: c.type, length: c.length })) }
